@@ -1,0 +1,109 @@
+//! Command-line interface: flags and subcommands, with kubebuilder's names.
+
+use clap::{ArgAction, Args, Parser, Subcommand};
+use clap_complete::Shell;
+use std::path::PathBuf;
+
+/// Scaffold Kubernetes operator projects, the kubebuilder way.
+#[derive(Debug, Parser)]
+#[command(
+    name = "kubebuilder-rs",
+    version,
+    about,
+    after_help = "Examples:\n  kubebuilder-rs init --domain example.com --repo example.com/guestbook\n  kubebuilder-rs version\n  kubebuilder-rs completion bash > /etc/bash_completion.d/kubebuilder-rs"
+)]
+pub struct Cli {
+    /// The command to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Initialise a new project in the current directory.
+    #[command(after_help = INIT_EXAMPLES)]
+    Init(InitArgs),
+    /// Print the tool's version and the versions it scaffolds.
+    #[command(after_help = "Examples:\n  kubebuilder-rs version")]
+    Version,
+    /// Print a shell completion script.
+    #[command(
+        after_help = "Examples:\n  kubebuilder-rs completion bash > ~/.local/share/bash-completion/completions/kubebuilder-rs\n  kubebuilder-rs completion zsh > \"${fpath[1]}/_kubebuilder-rs\"\n  kubebuilder-rs completion fish > ~/.config/fish/completions/kubebuilder-rs.fish\n  kubebuilder-rs completion powershell >> $PROFILE"
+    )]
+    Completion {
+        /// The shell to write the script for.
+        #[arg(value_enum)]
+        shell: Shell,
+    },
+}
+
+const INIT_EXAMPLES: &str = "Examples:
+  # A project whose Go module is example.com/guestbook, with APIs under example.com
+  kubebuilder-rs init --domain example.com --repo example.com/guestbook
+
+  # APIs organised by group, manager limited to its own namespace
+  kubebuilder-rs init --domain example.com --repo example.com/fleet --multigroup --namespaced
+
+  # Custom license header, no dependency download, see what would be written
+  kubebuilder-rs init --domain example.com --license-file ./header.txt --fetch-deps=false --dry-run";
+
+/// Flags shared by every command that writes files.
+#[derive(Debug, Args)]
+pub struct WriteArgs {
+    /// Print the planned file changes (with diffs) and write nothing.
+    #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_value_t = false,
+          default_missing_value = "true", require_equals = true)]
+    pub dry_run: bool,
+    /// Overwrite files that already exist.
+    #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_value_t = false,
+          default_missing_value = "true", require_equals = true)]
+    pub force: bool,
+    /// Layout plugin to use, by short name or key.
+    #[arg(long, default_value = "go/v4")]
+    pub plugins: String,
+}
+
+/// Flags of `init`.
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// Domain of the project's API groups (a group `crew` becomes `crew.<domain>`).
+    #[arg(long, default_value = "my.domain")]
+    pub domain: String,
+    /// Go module path; read from an existing go.mod when not given.
+    #[arg(long)]
+    pub repo: Option<String>,
+    /// Project name; defaults to the directory's name.
+    #[arg(long)]
+    pub project_name: Option<String>,
+    /// Copyright owner named in license headers.
+    #[arg(long)]
+    pub owner: Option<String>,
+    /// License header for source files: apache2 or none.
+    #[arg(long, default_value = "apache2")]
+    pub license: String,
+    /// File whose content becomes the license header (overrides --license).
+    #[arg(long)]
+    pub license_file: Option<PathBuf>,
+    /// PROJECT file version; only 3 is supported.
+    #[arg(long, default_value = "3")]
+    pub project_version: String,
+    /// Organise APIs by group: api/<group>/<version>/.
+    #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_value_t = false,
+          default_missing_value = "true", require_equals = true)]
+    pub multigroup: bool,
+    /// Let the manager watch only the namespaces in WATCH_NAMESPACE, with namespaced RBAC.
+    #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_value_t = false,
+          default_missing_value = "true", require_equals = true)]
+    pub namespaced: bool,
+    /// Do not check that the installed Go is new enough.
+    #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_value_t = false,
+          default_missing_value = "true", require_equals = true)]
+    pub skip_go_version_check: bool,
+    /// Run `go mod tidy` after writing the files (--fetch-deps=false to skip).
+    #[arg(long, default_value_t = true, action = ArgAction::Set, num_args = 0..=1,
+          default_missing_value = "true", require_equals = true)]
+    pub fetch_deps: bool,
+    #[command(flatten)]
+    pub write: WriteArgs,
+}

@@ -1,0 +1,185 @@
+//! The `go/v4` layout: Go operators on controller-runtime, laid out file for
+//! file as kubebuilder's go/v4 plugin (with the kustomize/v2 `config/` tree).
+
+mod toolchain;
+mod versions;
+
+pub use versions::{Versions, versions};
+
+use super::{InitOptions, Layout, License};
+use crate::machinery::{Change, Plan, Templates};
+use crate::project::ProjectFile;
+use anyhow::{Context as _, Result, bail};
+use std::path::{Path, PathBuf};
+
+/// Folder of this layout's templates under `scaffolds/`.
+const TEMPLATE_DIR: &str = "go/v4";
+
+/// Where the license header for Go files is kept in a generated project.
+const BOILERPLATE_PATH: &str = "hack/boilerplate.go.txt";
+
+/// The go/v4 layout.
+pub struct GoV4;
+
+impl Layout for GoV4 {
+    fn key(&self) -> &'static str {
+        "go.kubebuilder.io/v4"
+    }
+
+    fn short_name(&self) -> &'static str {
+        "go/v4"
+    }
+
+    fn prepare_init(&self, options: &InitOptions) -> Result<String> {
+        if !options.skip_toolchain_check {
+            toolchain::check_go_version(&versions().go)?;
+        }
+        let repo = match &options.repo {
+            Some(repo) => repo.clone(),
+            None => module_of_go_mod(&options.dir)?.with_context(|| {
+                "cannot tell the Go module path: pass --repo (for example --repo github.com/example/guestbook)".to_string()
+            })?,
+        };
+        crate::naming::validate_go_module_path(&repo)?;
+        Ok(repo)
+    }
+
+    fn plan_init(&self, options: &InitOptions, project: &ProjectFile) -> Result<Plan> {
+        let templates = Templates::load(TEMPLATE_DIR)?;
+        let repo = project.repo.clone().unwrap_or_default();
+        let boilerplate = boilerplate(&templates, options)?;
+        let mut context = tera::Context::new();
+        context.insert("repo", &repo);
+        context.insert("domain", &options.domain);
+        context.insert("project_name", &options.project_name);
+        context.insert("multigroup", &options.multigroup);
+        context.insert("namespaced", &options.namespaced);
+        context.insert("cli_version", env!("CARGO_PKG_VERSION"));
+        context.insert("go_header", &go_header(&boilerplate));
+        context.insert("versions", versions());
+
+        let mut plan = Plan::new();
+        for template in templates.tree("init") {
+            let contents = templates.render(&template.name, &context)?;
+            plan.push(init_change(options, &repo, template.output, contents));
+        }
+        plan.push(Change::Create {
+            path: BOILERPLATE_PATH.into(),
+            contents: boilerplate,
+        });
+        Ok(plan)
+    }
+
+    fn finish_init(&self, dir: &Path, options: &InitOptions) -> Result<()> {
+        if !options.fetch_deps {
+            return Ok(());
+        }
+        if toolchain::installed_go_version()?.is_none() {
+            bail!(
+                "the files are written, but Go is not installed, so dependencies were not downloaded: install Go {} or newer (https://go.dev/dl), then run `go mod tidy` in {}",
+                versions().go,
+                dir.display()
+            );
+        }
+        eprintln!("Downloading dependencies: go mod tidy");
+        toolchain::run_go(dir, &["mod", "tidy"])
+    }
+
+    fn next_steps_after_init(&self) -> &'static str {
+        "Next: define an API with\n  kubebuilder-rs create api --group <group> --version <version> --kind <Kind>"
+    }
+}
+
+/// The change for one rendered init file. An existing go.mod that already
+/// names the module is rewritten rather than reported as a conflict, since
+/// `init` reads the module path from it.
+fn init_change(options: &InitOptions, repo: &str, path: PathBuf, contents: String) -> Change {
+    let is_own_go_mod = path == Path::new("go.mod")
+        && module_of_go_mod(&options.dir).ok().flatten().as_deref() == Some(repo);
+    if is_own_go_mod {
+        Change::Write { path, contents }
+    } else {
+        Change::Create { path, contents }
+    }
+}
+
+/// The module path declared by `<dir>/go.mod`, if there is one.
+fn module_of_go_mod(dir: &Path) -> Result<Option<String>> {
+    let path = dir.join("go.mod");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    Ok(text.lines().find_map(|line| {
+        let rest = line.trim().strip_prefix("module")?;
+        Some(rest.trim().trim_matches('"').to_string())
+    }))
+}
+
+/// The text of `hack/boilerplate.go.txt` for the chosen license.
+fn boilerplate(templates: &Templates, options: &InitOptions) -> Result<String> {
+    match &options.license {
+        License::None => Ok(String::new()),
+        License::Custom(text) => Ok(text.clone()),
+        License::Apache2 => {
+            let mut context = tera::Context::new();
+            context.insert("year", &current_year());
+            context.insert("owner", options.owner.as_deref().unwrap_or_default());
+            templates.render("licenses/apache2.txt.tera", &context)
+        }
+    }
+}
+
+/// The header for generated Go files: the boilerplate and a blank line, or
+/// nothing when the project has no license header.
+fn go_header(boilerplate: &str) -> String {
+    let trimmed = boilerplate.trim_end();
+    if trimmed.is_empty() {
+        String::new()
+    } else {
+        format!("{trimmed}\n\n")
+    }
+}
+
+/// The current year (UTC), for copyright lines.
+fn current_year() -> i64 {
+    let seconds = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    year_of_day(i64::try_from(seconds / 86_400).unwrap_or(0))
+}
+
+/// The Gregorian year of a day counted from 1970-01-01.
+fn year_of_day(days: i64) -> i64 {
+    // Shift to an era starting on 0000-03-01, where leap days fall at the end.
+    let shifted = days + 719_468;
+    let era = shifted.div_euclid(146_097);
+    let day_of_era = shifted.rem_euclid(146_097);
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_index = (5 * day_of_year + 2) / 153; // 0 = March … 11 = February
+    let january_or_february = i64::from(month_index >= 10);
+    year_of_era + era * 400 + january_or_february
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn years_of_days() {
+        assert_eq!(year_of_day(0), 1970);
+        assert_eq!(year_of_day(365), 1971);
+        assert_eq!(year_of_day(20_453), 2025); // 2025-12-31
+        assert_eq!(year_of_day(20_454), 2026); // 2026-01-01
+        assert_eq!(year_of_day(11_016), 2000); // 2000-02-29
+    }
+
+    #[test]
+    fn go_header_is_empty_without_a_license() {
+        assert_eq!(go_header(""), "");
+        assert_eq!(go_header("/*\nx\n*/\n"), "/*\nx\n*/\n\n");
+    }
+}

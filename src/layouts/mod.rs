@@ -1,0 +1,119 @@
+//! Layouts: the project kinds the tool can scaffold.
+//!
+//! A layout is a folder of templates under `scaffolds/` plus a small module
+//! here that implements [`Layout`]. Adding one means adding its folder, its
+//! module, and one line in [`LAYOUTS`]; no other layout changes.
+
+pub mod go_v4;
+
+use crate::machinery::Plan;
+use crate::project::ProjectFile;
+use anyhow::{Result, bail};
+use std::path::{Path, PathBuf};
+
+/// Everything `init` needs to know, after the flags were checked.
+#[derive(Debug, Clone)]
+pub struct InitOptions {
+    /// The directory being initialised.
+    pub dir: PathBuf,
+    /// Domain of the API groups.
+    pub domain: String,
+    /// Module path given with `--repo`, if any.
+    pub repo: Option<String>,
+    /// Project name (a DNS-1123 label).
+    pub project_name: String,
+    /// Copyright owner for license headers.
+    pub owner: Option<String>,
+    /// License header for source files.
+    pub license: License,
+    /// Organise APIs by group.
+    pub multigroup: bool,
+    /// The manager watches only its own namespaces.
+    pub namespaced: bool,
+    /// Skip the check of the toolchain's version.
+    pub skip_toolchain_check: bool,
+    /// Download dependencies after writing the files.
+    pub fetch_deps: bool,
+}
+
+/// The license header written at the top of generated source files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum License {
+    /// The Apache 2.0 notice.
+    Apache2,
+    /// No header.
+    None,
+    /// A header read from a file given with `--license-file`.
+    Custom(String),
+}
+
+/// A kind of project the tool can scaffold.
+pub trait Layout: Sync {
+    /// The plugin key recorded in PROJECT's `layout` list, e.g. `go.kubebuilder.io/v4`.
+    fn key(&self) -> &'static str;
+
+    /// The short name accepted by `--plugins`, e.g. `go/v4`.
+    fn short_name(&self) -> &'static str;
+
+    /// Checks the environment and fills in defaults before anything is planned
+    /// (for go/v4: the Go version, and the module path from an existing go.mod).
+    /// Returns the project's repository (module path).
+    fn prepare_init(&self, options: &InitOptions) -> Result<String>;
+
+    /// Plans every file `init` writes (the PROJECT file is planned by the caller).
+    fn plan_init(&self, options: &InitOptions, project: &ProjectFile) -> Result<Plan>;
+
+    /// Runs after the files are written, e.g. to download dependencies.
+    fn finish_init(&self, dir: &Path, options: &InitOptions) -> Result<()>;
+
+    /// Text printed after a successful `init`, pointing at the next steps.
+    fn next_steps_after_init(&self) -> &'static str;
+}
+
+/// Every layout, the default first.
+pub static LAYOUTS: &[&dyn Layout] = &[&go_v4::GoV4];
+
+/// Finds the layout named by `--plugins` (short name or plugin key). Only one
+/// layout plugin may be given.
+pub fn find(plugins: &str) -> Result<&'static dyn Layout> {
+    let names: Vec<&str> = plugins
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect();
+    let [name] = names.as_slice() else {
+        bail!(
+            "invalid --plugins {plugins:?}: give exactly one layout plugin; {}",
+            allowed()
+        );
+    };
+    LAYOUTS
+        .iter()
+        .copied()
+        .find(|layout| layout.short_name() == *name || layout.key() == *name)
+        .ok_or_else(|| anyhow::anyhow!("unknown plugin {name:?}; {}", allowed()))
+}
+
+/// Finds the layout recorded in a PROJECT file's `layout` list.
+pub fn from_project(project: &ProjectFile) -> Result<&'static dyn Layout> {
+    project
+        .layout
+        .iter()
+        .find_map(|key| LAYOUTS.iter().copied().find(|l| l.key() == key))
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "PROJECT has layout {:?}, which this tool does not know; {}",
+                project.layout,
+                allowed()
+            )
+        })
+}
+
+/// The list of known layouts, for error messages.
+fn allowed() -> String {
+    let names: Vec<String> = LAYOUTS
+        .iter()
+        .map(|l| format!("{} ({})", l.short_name(), l.key()))
+        .collect();
+    format!("known layouts: {}", names.join(", "))
+}

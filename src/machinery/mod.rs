@@ -1,0 +1,15 @@
+//! The scaffolding machinery shared by every command and layout.
+//!
+//! A command never writes directly. It builds a [`Plan`] of file changes
+//! (create, insert at a marker, overwrite with `--force`), the plan is
+//! [resolved](Plan::resolve) against the disk into final file contents (this is
+//! where conflicts and missing markers are found), and only a fully resolved
+//! plan is [applied](Resolved::apply) — or printed, for `--dry-run`.
+
+mod apply;
+mod plan;
+mod templates;
+
+pub use apply::ApplyReport;
+pub use plan::{Change, Plan, Resolved};
+pub use templates::{TemplateFile, Templates, embedded_text};

@@ -1,0 +1,325 @@
+//! Planning file changes and resolving them against the disk.
+
+use anyhow::{Result, bail};
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// One intended change to one file of the project, relative to its root.
+#[derive(Debug, Clone)]
+pub enum Change {
+    /// Write a new file. An existing file is a conflict unless the plan is forced.
+    Create { path: PathBuf, contents: String },
+    /// Write a file only when it does not exist yet; an existing one is kept.
+    CreateIfMissing { path: PathBuf, contents: String },
+    /// Insert `fragment` just above the line holding `marker`. Nothing happens
+    /// when the file already holds the fragment, so inserting is idempotent.
+    Insert {
+        path: PathBuf,
+        marker: String,
+        fragment: String,
+    },
+    /// Replace `from` with `to` in an existing file (for example to switch on a
+    /// commented-out line). Nothing happens when `to` is already there.
+    Replace {
+        path: PathBuf,
+        from: String,
+        to: String,
+    },
+    /// Write a file the tool owns (the PROJECT file), whatever it holds now.
+    Write { path: PathBuf, contents: String },
+}
+
+impl Change {
+    /// The file this change is about.
+    pub fn path(&self) -> &Path {
+        match self {
+            Change::Create { path, .. }
+            | Change::CreateIfMissing { path, .. }
+            | Change::Insert { path, .. }
+            | Change::Replace { path, .. }
+            | Change::Write { path, .. } => path,
+        }
+    }
+}
+
+/// An ordered list of changes that a command wants to make.
+#[derive(Debug, Default)]
+pub struct Plan {
+    changes: Vec<Change>,
+}
+
+impl Plan {
+    /// An empty plan.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a change at the end of the plan.
+    pub fn push(&mut self, change: Change) {
+        self.changes.push(change);
+    }
+
+    /// The changes, in the order they were planned.
+    pub fn changes(&self) -> &[Change] {
+        &self.changes
+    }
+
+    /// Works out the final content of every file the plan touches, reading the
+    /// current files under `root`. Fails, without touching anything, on the
+    /// first conflict or missing marker. With `force`, existing files may be
+    /// overwritten by [`Change::Create`].
+    pub fn resolve(&self, root: &Path, force: bool) -> Result<Resolved> {
+        let mut files: Vec<ResolvedFile> = Vec::new();
+        let mut index: BTreeMap<PathBuf, usize> = BTreeMap::new();
+        for change in &self.changes {
+            let path = change.path().to_path_buf();
+            let slot = match index.get(&path) {
+                Some(&slot) => slot,
+                None => {
+                    let before = read_existing(&root.join(&path))?;
+                    files.push(ResolvedFile {
+                        after: before.clone(),
+                        before,
+                        path: path.clone(),
+                    });
+                    index.insert(path.clone(), files.len() - 1);
+                    files.len() - 1
+                }
+            };
+            apply_change(&mut files[slot], change, force)?;
+        }
+        check_parents(root, &files)?;
+        Ok(Resolved {
+            root: root.to_path_buf(),
+            files,
+        })
+    }
+}
+
+/// Applies one change to the planned content of its file.
+fn apply_change(file: &mut ResolvedFile, change: &Change, force: bool) -> Result<()> {
+    let path = file.path.display();
+    match change {
+        Change::Create { contents, .. } => {
+            if file.after.is_some() && !force {
+                bail!("{path} already exists; pass --force to overwrite it");
+            }
+            file.after = Some(contents.clone());
+        }
+        Change::CreateIfMissing { contents, .. } => {
+            if file.after.is_none() {
+                file.after = Some(contents.clone());
+            }
+        }
+        Change::Write { contents, .. } => file.after = Some(contents.clone()),
+        Change::Insert {
+            marker, fragment, ..
+        } => {
+            let Some(current) = file.after.as_mut() else {
+                bail!("{path} does not exist, so code cannot be inserted at its marker {marker}");
+            };
+            insert_at_marker(current, marker, fragment)
+                .map_err(|()| missing_marker(&file.path, marker))?;
+        }
+        Change::Replace { from, to, .. } => {
+            let Some(current) = file.after.as_mut() else {
+                bail!("{path} does not exist, so it cannot be edited");
+            };
+            if !current.contains(to.as_str()) {
+                if !current.contains(from.as_str()) {
+                    bail!(
+                        "{path} no longer holds the text this command edits: {:?}; restore it or make the change by hand",
+                        from.lines().next().unwrap_or_default()
+                    );
+                }
+                *current = current.replacen(from.as_str(), to, 1);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The error for a marker that is not in a file that must be edited.
+fn missing_marker(path: &Path, marker: &str) -> anyhow::Error {
+    anyhow::anyhow!(
+        "{} has no scaffold marker `{marker}`; restore that marker line where the tool should insert code",
+        path.display()
+    )
+}
+
+/// Inserts `fragment` above the first line that contains `marker`, unless the
+/// text already contains the fragment. Every other byte is left as it was.
+pub(crate) fn insert_at_marker(text: &mut String, marker: &str, fragment: &str) -> Result<(), ()> {
+    if !fragment.trim().is_empty() && text.contains(fragment) {
+        return Ok(());
+    }
+    let marker_at = text.find(marker).ok_or(())?;
+    let line_start = text[..marker_at].rfind('\n').map_or(0, |i| i + 1);
+    let mut insertion = fragment.to_string();
+    if !insertion.ends_with('\n') {
+        insertion.push('\n');
+    }
+    text.insert_str(line_start, &insertion);
+    Ok(())
+}
+
+/// Reads a file if it exists. A directory or unreadable file where a file is
+/// expected is an error.
+fn read_existing(path: &Path) -> Result<Option<String>> {
+    match fs::read(path) {
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(text) => Ok(Some(text)),
+            Err(_) => bail!("{} is not a UTF-8 text file", path.display()),
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => bail!("cannot read {}: {e}", path.display()),
+    }
+}
+
+/// Checks that every file's parent is, or can become, a directory, and that
+/// files to be changed are writable.
+fn check_parents(root: &Path, files: &[ResolvedFile]) -> Result<()> {
+    for file in files.iter().filter(|f| f.is_changed()) {
+        let full = root.join(&file.path);
+        let mut parent = full.parent();
+        while let Some(dir) = parent {
+            if let Ok(meta) = fs::metadata(dir) {
+                if !meta.is_dir() {
+                    bail!(
+                        "cannot write {}: {} is a file, not a directory",
+                        file.path.display(),
+                        dir.display()
+                    );
+                }
+                break;
+            }
+            parent = dir.parent();
+        }
+        if let Ok(meta) = fs::metadata(&full)
+            && meta.permissions().readonly()
+        {
+            bail!(
+                "cannot write {}: the file is read-only",
+                file.path.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// A plan resolved against the disk: the content of every file before and after.
+#[derive(Debug)]
+pub struct Resolved {
+    /// The project root the paths are relative to.
+    pub root: PathBuf,
+    /// Every file the plan mentions, in first-mention order.
+    pub files: Vec<ResolvedFile>,
+}
+
+/// One file of a resolved plan.
+#[derive(Debug, Clone)]
+pub struct ResolvedFile {
+    /// Path relative to the project root.
+    pub path: PathBuf,
+    /// Content on disk now, if the file exists.
+    pub before: Option<String>,
+    /// Content after the plan is applied.
+    pub after: Option<String>,
+}
+
+/// What applying a plan does to one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    /// The file is new.
+    Create,
+    /// The file exists and its content changes.
+    Update,
+    /// The file stays as it is.
+    Unchanged,
+}
+
+impl ResolvedFile {
+    /// What applying the plan does to this file.
+    pub fn action(&self) -> Action {
+        match (&self.before, &self.after) {
+            (None, Some(_)) => Action::Create,
+            (Some(before), Some(after)) if before != after => Action::Update,
+            _ => Action::Unchanged,
+        }
+    }
+
+    /// Whether applying the plan writes this file.
+    pub fn is_changed(&self) -> bool {
+        self.action() != Action::Unchanged
+    }
+}
+
+impl Action {
+    /// The word printed for this action in plans and reports.
+    pub fn label(self) -> &'static str {
+        match self {
+            Action::Create => "create",
+            Action::Update => "update",
+            Action::Unchanged => "unchanged",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn insert_goes_above_the_marker_and_keeps_every_other_byte() {
+        let mut text = "a\n\t// +kubebuilder:scaffold:x\nb\n".to_string();
+        insert_at_marker(&mut text, "+kubebuilder:scaffold:x", "\tnew()").unwrap();
+        assert_eq!(text, "a\n\tnew()\n\t// +kubebuilder:scaffold:x\nb\n");
+    }
+
+    #[test]
+    fn insert_is_idempotent() {
+        let mut text = "\tnew()\n// +kubebuilder:scaffold:x\n".to_string();
+        let before = text.clone();
+        insert_at_marker(&mut text, "+kubebuilder:scaffold:x", "\tnew()\n").unwrap();
+        assert_eq!(text, before);
+    }
+
+    #[test]
+    fn insert_without_marker_fails() {
+        let mut text = "nothing here\n".to_string();
+        assert!(insert_at_marker(&mut text, "+kubebuilder:scaffold:x", "y").is_err());
+    }
+
+    #[test]
+    fn create_over_existing_file_is_a_conflict_unless_forced() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("f"), "old").unwrap();
+        let mut plan = Plan::new();
+        plan.push(Change::Create {
+            path: "f".into(),
+            contents: "new".into(),
+        });
+        let err = plan.resolve(dir.path(), false).unwrap_err();
+        assert!(err.to_string().contains("already exists"), "{err}");
+        let resolved = plan.resolve(dir.path(), true).unwrap();
+        assert_eq!(resolved.files[0].action(), Action::Update);
+    }
+
+    #[test]
+    fn missing_marker_names_file_and_marker() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("main.go"), "package main\n").unwrap();
+        let mut plan = Plan::new();
+        plan.push(Change::Insert {
+            path: "main.go".into(),
+            marker: "+kubebuilder:scaffold:imports".into(),
+            fragment: "x".into(),
+        });
+        let err = plan.resolve(dir.path(), false).unwrap_err().to_string();
+        assert!(
+            err.contains("main.go") && err.contains("+kubebuilder:scaffold:imports"),
+            "{err}"
+        );
+    }
+}
