@@ -1,0 +1,347 @@
+//! CLI behaviour of `kubebuilder-rs init`: exit codes, messages, and
+//! directories left untouched by refused commands.
+
+mod common;
+
+use common::{empty_project_dir, init_project, kb, snapshot_tree, stderr, stdout};
+use std::path::Path;
+
+/// Runs init with `args` in `dir`, expects a refusal whose single-line
+/// message contains every `needles`, and checks the directory did not change.
+fn assert_refused(dir: &Path, args: &[&str], needles: &[&str]) {
+    let before = snapshot_tree(dir);
+    let output = kb(dir)
+        .arg("init")
+        .args(args)
+        .args(["--fetch-deps=false", "--skip-go-version-check"])
+        .output()
+        .unwrap();
+    let message = stderr(&output);
+    assert!(!output.status.success(), "expected a refusal for {args:?}");
+    assert_eq!(
+        message.trim().lines().count(),
+        1,
+        "one line expected: {message}"
+    );
+    for needle in needles {
+        assert!(message.contains(needle), "{needle:?} not in: {message}");
+    }
+    assert_eq!(snapshot_tree(dir), before, "directory changed for {args:?}");
+}
+
+#[test]
+fn bad_domain_is_refused() {
+    let (_tmp, dir) = empty_project_dir("guestbook");
+    for domain in ["Example.com", "my_domain", "-a.com", "a..b"] {
+        let flag = format!("--domain={domain}");
+        assert_refused(
+            &dir,
+            &[&flag, "--repo", "example.com/g"],
+            &[domain, "DNS-1123 subdomain"],
+        );
+    }
+}
+
+#[test]
+fn bad_project_name_is_refused() {
+    let (_tmp, dir) = empty_project_dir("guestbook");
+    assert_refused(
+        &dir,
+        &["--repo", "example.com/g", "--project-name", "My_Project"],
+        &["My_Project", "DNS-1123 label"],
+    );
+}
+
+#[test]
+fn directory_name_that_is_not_a_label_is_refused() {
+    let (_tmp, dir) = empty_project_dir("Bad_Name");
+    assert_refused(
+        &dir,
+        &["--repo", "example.com/g"],
+        &["Bad_Name", "--project-name"],
+    );
+}
+
+#[test]
+fn bad_repo_is_refused() {
+    let (_tmp, dir) = empty_project_dir("guestbook");
+    for repo in ["not a module", "/abs/path", "a//b", "Example.com/x"] {
+        assert_refused(&dir, &["--repo", repo], &[repo, "Go module path"]);
+    }
+}
+
+#[test]
+fn missing_repo_without_go_mod_asks_for_repo() {
+    let (_tmp, dir) = empty_project_dir("guestbook");
+    assert_refused(&dir, &[], &["--repo"]);
+}
+
+#[test]
+fn repo_is_read_from_an_existing_go_mod() {
+    let (_tmp, dir) = empty_project_dir("guestbook");
+    std::fs::write(
+        dir.join("go.mod"),
+        "module example.org/from-go-mod\n\ngo 1.26.0\n",
+    )
+    .unwrap();
+    let output = kb(&dir)
+        .args(["init", "--fetch-deps=false", "--skip-go-version-check"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let project = std::fs::read_to_string(dir.join("PROJECT")).unwrap();
+    assert!(
+        project.contains("repo: example.org/from-go-mod\n"),
+        "{project}"
+    );
+    let go_mod = std::fs::read_to_string(dir.join("go.mod")).unwrap();
+    assert!(
+        go_mod.starts_with("module example.org/from-go-mod\n"),
+        "{go_mod}"
+    );
+}
+
+#[test]
+fn unknown_plugin_is_refused() {
+    let (_tmp, dir) = empty_project_dir("guestbook");
+    assert_refused(
+        &dir,
+        &["--repo", "example.com/g", "--plugins", "go/v3"],
+        &["go/v3", "go/v4"],
+    );
+}
+
+#[test]
+fn unknown_license_is_refused() {
+    let (_tmp, dir) = empty_project_dir("guestbook");
+    assert_refused(
+        &dir,
+        &["--repo", "example.com/g", "--license", "mit"],
+        &["mit", "apache2", "none"],
+    );
+}
+
+#[test]
+fn missing_license_file_is_refused() {
+    let (_tmp, dir) = empty_project_dir("guestbook");
+    assert_refused(
+        &dir,
+        &["--repo", "example.com/g", "--license-file", "nope.txt"],
+        &["nope.txt"],
+    );
+}
+
+#[test]
+fn unsupported_project_version_is_refused() {
+    let (_tmp, dir) = empty_project_dir("guestbook");
+    assert_refused(
+        &dir,
+        &["--repo", "example.com/g", "--project-version", "2"],
+        &["\"2\"", "3"],
+    );
+}
+
+#[test]
+fn existing_project_is_refused_even_with_force() {
+    let (_tmp, dir) = empty_project_dir("guestbook");
+    init_project(&dir, &[]);
+    assert_refused(&dir, &["--repo", "example.com/g"], &["PROJECT"]);
+    assert_refused(&dir, &["--repo", "example.com/g", "--force"], &["PROJECT"]);
+}
+
+#[test]
+fn file_that_init_would_overwrite_is_refused_unless_forced() {
+    let (_tmp, dir) = empty_project_dir("guestbook");
+    std::fs::write(dir.join("Makefile"), "my own makefile\n").unwrap();
+    assert_refused(&dir, &["--repo", "example.com/g"], &["Makefile", "--force"]);
+    init_project(&dir, &["--force"]);
+    let makefile = std::fs::read_to_string(dir.join("Makefile")).unwrap();
+    assert!(makefile.contains("manifests:"), "Makefile was not replaced");
+}
+
+#[test]
+fn dry_run_prints_the_plan_and_writes_nothing() {
+    let (_tmp, dir) = empty_project_dir("guestbook");
+    let output = kb(&dir)
+        .args([
+            "init",
+            "--repo",
+            "example.com/g",
+            "--dry-run",
+            "--skip-go-version-check",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let plan = stdout(&output);
+    for path in [
+        "PROJECT",
+        "cmd/main.go",
+        "Makefile",
+        "config/default/kustomization.yaml",
+    ] {
+        assert!(
+            plan.contains(&format!("create    {path}\n")),
+            "{path} missing from plan:\n{plan}"
+        );
+    }
+    assert!(snapshot_tree(&dir).is_empty(), "dry run wrote files");
+}
+
+#[test]
+fn writes_project_file_in_kubebuilder_form() {
+    let (_tmp, dir) = empty_project_dir("guestbook");
+    init_project(&dir, &["--multigroup", "--namespaced"]);
+    let project = std::fs::read_to_string(dir.join("PROJECT")).unwrap();
+    let yaml: String = project
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let expected_version = env!("CARGO_PKG_VERSION");
+    assert_eq!(
+        yaml,
+        format!(
+            "cliVersion: {expected_version}\ndomain: example.com\nlayout:\n- go.kubebuilder.io/v4\nmultigroup: true\nnamespaced: true\nprojectName: guestbook\nrepo: example.com/guestbook\nversion: \"3\"\n"
+        )
+    );
+}
+
+/// A directory holding a fake `go` that reports `version`.
+fn fake_go(version: &str) -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = tempfile::tempdir().unwrap();
+    let script = bin.path().join("go");
+    std::fs::write(&script, format!("#!/bin/sh\necho go{version}\n")).unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    bin
+}
+
+#[test]
+fn old_go_is_refused_unless_the_check_is_skipped() {
+    let (_tmp, dir) = empty_project_dir("guestbook");
+    let bin = fake_go("1.20.1");
+    let before = snapshot_tree(&dir);
+    let output = kb(&dir)
+        .env("PATH", bin.path())
+        .args(["init", "--repo", "example.com/g", "--fetch-deps=false"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let message = stderr(&output);
+    assert!(
+        message.contains("1.20.1") && message.contains("--skip-go-version-check"),
+        "{message}"
+    );
+    assert_eq!(snapshot_tree(&dir), before);
+
+    let output = kb(&dir)
+        .env("PATH", bin.path())
+        .args([
+            "init",
+            "--repo",
+            "example.com/g",
+            "--fetch-deps=false",
+            "--skip-go-version-check",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+}
+
+#[test]
+fn missing_go_with_fetch_deps_writes_files_and_says_how_to_finish() {
+    let (_tmp, dir) = empty_project_dir("guestbook");
+    let empty_path = tempfile::tempdir().unwrap();
+    let output = kb(&dir)
+        .env("PATH", empty_path.path())
+        .args(["init", "--repo", "example.com/g"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let message = stderr(&output);
+    assert!(
+        message.contains("Go is not installed") && message.contains("go mod tidy"),
+        "{message}"
+    );
+    assert!(dir.join("cmd/main.go").is_file() && dir.join("PROJECT").is_file());
+}
+
+#[test]
+fn license_choices_shape_the_boilerplate() {
+    let (_tmp, dir) = empty_project_dir("guestbook");
+    init_project(&dir, &["--license", "none"]);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("hack/boilerplate.go.txt")).unwrap(),
+        ""
+    );
+    let main = std::fs::read_to_string(dir.join("cmd/main.go")).unwrap();
+    assert!(main.starts_with("package main"), "{}", &main[..80]);
+
+    let (_tmp2, dir) = empty_project_dir("guestbook");
+    let header = dir.parent().unwrap().join("header.txt");
+    std::fs::write(&header, "// Copyright Acme Corp.\n").unwrap();
+    init_project(&dir, &["--license-file", header.to_str().unwrap()]);
+    let main = std::fs::read_to_string(dir.join("cmd/main.go")).unwrap();
+    assert!(
+        main.starts_with("// Copyright Acme Corp.\n\npackage main"),
+        "{}",
+        &main[..80]
+    );
+
+    let (_tmp3, dir) = empty_project_dir("guestbook");
+    init_project(&dir, &["--owner", "Jane Doe"]);
+    let boilerplate = std::fs::read_to_string(dir.join("hack/boilerplate.go.txt")).unwrap();
+    assert!(
+        boilerplate.contains("Jane Doe") && boilerplate.contains("Apache License"),
+        "{boilerplate}"
+    );
+}
+
+#[test]
+fn version_names_the_scaffolded_versions() {
+    let output = kb(Path::new(".")).arg("version").output().unwrap();
+    let text = stdout(&output);
+    assert!(output.status.success());
+    for needle in [
+        "kubebuilder-rs",
+        "commit",
+        "controller-runtime  v0.24.",
+        "Kubernetes API      v0.36.",
+        "controller-tools",
+        "kustomize",
+    ] {
+        assert!(text.contains(needle), "{needle} missing: {text}");
+    }
+}
+
+#[test]
+fn completion_scripts_for_every_shell() {
+    for shell in ["bash", "zsh", "fish", "powershell"] {
+        let output = kb(Path::new("."))
+            .args(["completion", shell])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{shell}");
+        assert!(
+            stdout(&output).contains("init"),
+            "{shell} script does not mention init"
+        );
+    }
+}
+
+#[test]
+fn help_has_examples() {
+    for args in [
+        &["--help"][..],
+        &["init", "--help"],
+        &["version", "--help"],
+        &["completion", "--help"],
+    ] {
+        let output = kb(Path::new(".")).args(args).output().unwrap();
+        assert!(
+            stdout(&output).contains("Examples:"),
+            "no examples in {args:?}"
+        );
+    }
+}

@@ -1,0 +1,116 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)] // each test binary uses a different subset
+
+use assert_cmd::Command;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+/// The kubebuilder-rs binary under test, run in `dir`.
+pub fn kb(dir: &Path) -> Command {
+    let mut cmd = Command::cargo_bin("kubebuilder-rs").expect("binary is built");
+    cmd.current_dir(dir);
+    cmd
+}
+
+/// Every file below `dir` with its bytes, keyed by relative path. Used to
+/// prove that a refused command left a directory exactly as it was.
+pub fn snapshot_tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    collect(dir, dir, &mut files);
+    files
+}
+
+fn collect(root: &Path, dir: &Path, files: &mut BTreeMap<PathBuf, Vec<u8>>) {
+    for entry in std::fs::read_dir(dir).expect("readable dir") {
+        let path = entry.expect("dir entry").path();
+        let rel = path.strip_prefix(root).unwrap().to_path_buf();
+        if path.is_dir() {
+            files.insert(rel.join(""), Vec::new());
+            collect(root, &path, files);
+        } else {
+            files.insert(rel, std::fs::read(&path).expect("readable file"));
+        }
+    }
+}
+
+/// Text of standard error.
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Text of standard output.
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// A new empty directory named `name` inside a temp dir (the name matters:
+/// it is the default project name).
+pub fn empty_project_dir(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path().join(name);
+    std::fs::create_dir(&dir).expect("create project dir");
+    (tmp, dir)
+}
+
+/// Runs `kubebuilder-rs init` without downloading dependencies; panics on failure.
+pub fn init_project(dir: &Path, extra: &[&str]) {
+    let output = kb(dir)
+        .args([
+            "init",
+            "--domain",
+            "example.com",
+            "--repo",
+            "example.com/guestbook",
+        ])
+        .args(["--fetch-deps=false", "--skip-go-version-check"])
+        .args(extra)
+        .output()
+        .expect("run init");
+    assert!(output.status.success(), "init failed: {}", stderr(&output));
+}
+
+/// Directory where the generated projects' tools (controller-gen, kustomize,
+/// golangci-lint, setup-envtest) are installed once and shared by every test
+/// project, through the Makefile's `LOCALBIN`. Outside the repository.
+pub fn shared_tools_bin() -> PathBuf {
+    let dir = match std::env::var_os("KUBEBUILDER_RS_CACHE") {
+        Some(cache) => PathBuf::from(cache),
+        None => {
+            let base = std::env::var_os("XDG_CACHE_HOME")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| {
+                    PathBuf::from(std::env::var_os("HOME").expect("HOME")).join(".cache")
+                });
+            base.join("kubebuilder-rs")
+        }
+    }
+    .join("tools-bin");
+    std::fs::create_dir_all(&dir).expect("create shared tools dir");
+    dir
+}
+
+/// Runs `program args` in `dir` with the shared tools dir as `LOCALBIN`,
+/// prints how long it took, and panics with the command's output on failure.
+pub fn run_ok(dir: &Path, program: &str, args: &[&str]) -> String {
+    let started = std::time::Instant::now();
+    let output = std::process::Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .env("LOCALBIN", shared_tools_bin())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {program}: {e}"));
+    let text = format!("{}{}", stdout(&output), stderr(&output));
+    assert!(
+        output.status.success(),
+        "`{program} {}` failed in {}:\n{text}",
+        args.join(" "),
+        dir.display()
+    );
+    eprintln!(
+        "ok  {program} {}  ({:.1}s)",
+        args.join(" "),
+        started.elapsed().as_secs_f64()
+    );
+    text
+}
