@@ -24,6 +24,9 @@ pub enum Command {
     /// Initialise a new project in the current directory.
     #[command(after_help = INIT_EXAMPLES)]
     Init(InitArgs),
+    /// Scaffold an API or a webhook into the project.
+    #[command(subcommand)]
+    Create(CreateCommand),
     /// Print the tool's version and the versions it scaffolds.
     #[command(after_help = "Examples:\n  kubebuilder-rs version")]
     Version,
@@ -38,6 +41,32 @@ pub enum Command {
     },
 }
 
+/// The `create` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum CreateCommand {
+    /// Scaffold an API type (CRD) and/or a controller.
+    #[command(after_help = API_EXAMPLES)]
+    Api(ApiArgs),
+}
+
+const API_EXAMPLES: &str = "Examples:
+  # An API type and its controller
+  kubebuilder-rs create api --group crew --version v1 --kind Captain
+
+  # A second controller for the same API
+  kubebuilder-rs create api --group crew --version v1 --kind Captain --controller-name captain-backup --resource=false
+
+  # A cluster-scoped type with an irregular plural
+  kubebuilder-rs create api --group crew --version v1 --kind Admiral --namespaced=false --plural admirales
+
+  # A controller for a Kubernetes built-in type
+  kubebuilder-rs create api --group apps --version v1 --kind Deployment --resource=false --controller
+
+  # A controller for a type from another module
+  kubebuilder-rs create api --group cert-manager --version v1 --kind Certificate --resource=false --controller \\
+    --external-api-path github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1 \\
+    --external-api-domain io --external-api-module github.com/cert-manager/cert-manager@v1.18.2";
+
 const INIT_EXAMPLES: &str = "Examples:
   # A project whose Go module is example.com/guestbook, with APIs under example.com
   kubebuilder-rs init --domain example.com --repo example.com/guestbook
@@ -47,6 +76,57 @@ const INIT_EXAMPLES: &str = "Examples:
 
   # Custom license header, no dependency download, see what would be written
   kubebuilder-rs init --domain example.com --license-file ./header.txt --fetch-deps=false --dry-run";
+
+/// Flags of `create api`.
+#[derive(Debug, Args)]
+pub struct ApiArgs {
+    /// API group, without the domain (e.g. crew, foo.policy; core, apps, batch for built-in types).
+    #[arg(long)]
+    pub group: String,
+    /// API version (e.g. v1, v1alpha1, v2beta3).
+    #[arg(long)]
+    pub version: String,
+    /// Kind, in PascalCase (e.g. FirstMate).
+    #[arg(long)]
+    pub kind: String,
+    /// Plural of the kind, when the computed one is wrong.
+    #[arg(long)]
+    pub plural: Option<String>,
+    /// Scaffold the API type; asked when not given and a terminal is attached, else true.
+    #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true",
+          require_equals = true)]
+    pub resource: Option<bool>,
+    /// Scaffold a controller; asked when not given and a terminal is attached, else true.
+    #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true",
+          require_equals = true)]
+    pub controller: Option<bool>,
+    /// The type is namespace-scoped (--namespaced=false: cluster-scoped).
+    #[arg(long, default_value_t = true, action = ArgAction::Set, num_args = 0..=1,
+          default_missing_value = "true", require_equals = true)]
+    pub namespaced: bool,
+    /// Name of the controller, to add another controller for the same API.
+    #[arg(long)]
+    pub controller_name: Option<String>,
+    /// Generate server-side-apply configurations for the type.
+    #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_value_t = false,
+          default_missing_value = "true", require_equals = true)]
+    pub ssa: bool,
+    /// Import path of a type from another module (a controller for it, no CRD).
+    #[arg(long)]
+    pub external_api_path: Option<String>,
+    /// Domain of the external type's group (e.g. io for cert-manager.io).
+    #[arg(long)]
+    pub external_api_domain: Option<String>,
+    /// Module of the external type, with an optional @version.
+    #[arg(long)]
+    pub external_api_module: Option<String>,
+    /// Run make generate, go fmt and go mod tidy afterwards (--make=false to skip).
+    #[arg(long = "make", default_value_t = true, action = ArgAction::Set, num_args = 0..=1,
+          default_missing_value = "true", require_equals = true)]
+    pub run_make: bool,
+    #[command(flatten)]
+    pub write: WriteArgs,
+}
 
 /// Flags shared by every command that writes files.
 #[derive(Debug, Args)]

@@ -13,6 +13,7 @@ pub mod commands;
 pub mod layouts;
 pub mod machinery;
 pub mod naming;
+pub mod plural;
 pub mod project;
 
 /// Runs a parsed command line in the current directory.
@@ -20,6 +21,9 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
     let dir = std::env::current_dir()?;
     match cli.command {
         cli::Command::Init(args) => commands::init::run(&args, &dir),
+        cli::Command::Create(cli::CreateCommand::Api(args)) => {
+            commands::create_api::run(&args, &dir)
+        }
         cli::Command::Version => {
             commands::version::run();
             Ok(())

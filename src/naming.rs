@@ -1,4 +1,5 @@
-//! Validation of the names users type: domains, project names, Go module paths.
+//! Validation of the names users type: domains, project names, Go module
+//! paths, and the group, version and kind of an API.
 //!
 //! Every error names the flag, the rejected value and what is allowed, on one line.
 
@@ -91,6 +92,102 @@ fn go_module_path_problem(path: &str) -> Option<&'static str> {
     None
 }
 
+/// Checks a value of `--group`: a DNS-1123 subdomain such as `crew` or `foo.policy`.
+pub fn validate_group(group: &str) -> Result<()> {
+    if !is_dns1123_subdomain(group) {
+        bail!(
+            "invalid --group {group:?}: must be a DNS-1123 subdomain (lowercase letters, digits, '-' and '.', e.g. crew or foo.policy)"
+        );
+    }
+    Ok(())
+}
+
+/// Checks a value of `--version`: `v` and a number, optionally followed by
+/// `alpha` or `beta` and a number (`v1`, `v1alpha1`, `v2beta3`).
+pub fn validate_version(version: &str) -> Result<()> {
+    if !is_api_version(version) {
+        bail!(
+            "invalid --version {version:?}: must look like v1, v1alpha1 or v2beta3 (v, a number, then optionally alpha or beta and a number)"
+        );
+    }
+    Ok(())
+}
+
+/// Whether `s` is a Kubernetes API version name.
+fn is_api_version(s: &str) -> bool {
+    let Some(rest) = s.strip_prefix('v') else {
+        return false;
+    };
+    let major_len = rest.chars().take_while(char::is_ascii_digit).count();
+    if major_len == 0 || rest.starts_with('0') {
+        return false;
+    }
+    let tail = &rest[major_len..];
+    if tail.is_empty() {
+        return true;
+    }
+    let Some(number) = tail
+        .strip_prefix("alpha")
+        .or_else(|| tail.strip_prefix("beta"))
+    else {
+        return false;
+    };
+    !number.is_empty() && !number.starts_with('0') && number.chars().all(|c| c.is_ascii_digit())
+}
+
+/// Checks a value of `--kind`: PascalCase (an uppercase ASCII letter, then
+/// letters and digits) whose lowercase form is a DNS-1035 label.
+pub fn validate_kind(kind: &str) -> Result<()> {
+    let pascal = kind.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+        && kind.chars().all(|c| c.is_ascii_alphanumeric());
+    let lower = kind.to_ascii_lowercase();
+    if !pascal || !is_dns1035_label(&lower) {
+        bail!(
+            "invalid --kind {kind:?}: must be PascalCase (an uppercase letter, then letters and digits, at most 63 characters, e.g. FirstMate)"
+        );
+    }
+    Ok(())
+}
+
+/// Whether `s` is a DNS-1035 label: a DNS-1123 label that starts with a letter.
+pub fn is_dns1035_label(s: &str) -> bool {
+    is_dns1123_label(s) && s.starts_with(|c: char| c.is_ascii_lowercase())
+}
+
+/// Checks a value of `--plural`: a DNS-1123 label in lowercase.
+pub fn validate_plural(plural: &str) -> Result<()> {
+    if !is_dns1123_label(plural) {
+        bail!(
+            "invalid --plural {plural:?}: must be lowercase letters, digits and '-' (a DNS-1123 label, e.g. people)"
+        );
+    }
+    Ok(())
+}
+
+/// Checks a value of `--controller-name`: a DNS-1123 label such as `captain-backup`.
+pub fn validate_controller_name(name: &str) -> Result<()> {
+    if !is_dns1123_label(name) || !name.starts_with(|c: char| c.is_ascii_lowercase()) {
+        bail!(
+            "invalid --controller-name {name:?}: must be lowercase letters, digits and '-', starting with a letter (e.g. captain-backup)"
+        );
+    }
+    Ok(())
+}
+
+/// `captain-backup` → `CaptainBackup`.
+pub fn pascal_case(name: &str) -> String {
+    name.split(['-', '_', '.'])
+        .filter(|part| !part.is_empty())
+        .map(|part| {
+            let mut chars = part.chars();
+            chars
+                .next()
+                .map(|first| first.to_ascii_uppercase().to_string() + chars.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,6 +208,41 @@ mod tests {
         for bad in ["", "a..b", ".a", "a.", "Example.com", "a_b.com"] {
             assert!(!is_dns1123_subdomain(bad), "{bad}");
         }
+    }
+
+    #[test]
+    fn versions() {
+        for good in ["v1", "v2", "v1alpha1", "v2beta3", "v10"] {
+            assert!(validate_version(good).is_ok(), "{good}");
+        }
+        for bad in [
+            "1", "v", "v0", "V1", "v1alpha", "v1gamma1", "v1beta01", "v1.2",
+        ] {
+            assert!(validate_version(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn kinds() {
+        for good in ["Captain", "FirstMate", "HealthCheckPolicy", "V2Thing"] {
+            assert!(validate_kind(good).is_ok(), "{good}");
+        }
+        for bad in [
+            "captain",
+            "First_Mate",
+            "First-Mate",
+            "",
+            "9Lives",
+            &format!("A{}", "b".repeat(63)),
+        ] {
+            assert!(validate_kind(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn pascal_case_joins_parts() {
+        assert_eq!(pascal_case("captain-backup"), "CaptainBackup");
+        assert_eq!(pascal_case("foo.policy"), "FooPolicy");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! One module per command: each turns parsed flags into a plan and carries it out.
 
 pub mod completion;
+pub mod create_api;
 pub mod init;
 pub mod version;
 

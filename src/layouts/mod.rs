@@ -47,6 +47,44 @@ pub enum License {
     Custom(String),
 }
 
+/// What `create api` was asked to scaffold, after the flags were checked.
+#[derive(Debug, Clone)]
+pub struct ApiRequest {
+    /// API group without the domain, e.g. `crew`.
+    pub group: String,
+    /// API version, e.g. `v1`.
+    pub version: String,
+    /// Kind, e.g. `FirstMate`.
+    pub kind: String,
+    /// Plural given with `--plural`.
+    pub plural: Option<String>,
+    /// Scaffold the API type.
+    pub resource: bool,
+    /// Scaffold a controller.
+    pub controller: bool,
+    /// The type is namespace-scoped.
+    pub namespaced: bool,
+    /// Name of the controller, given with `--controller-name`.
+    pub controller_name: Option<String>,
+    /// Generate server-side-apply configurations.
+    pub ssa: bool,
+    /// The type lives in another Go module.
+    pub external: Option<ExternalApi>,
+    /// Re-scaffold over existing files.
+    pub force: bool,
+}
+
+/// A type from another module, for `--external-api-*`.
+#[derive(Debug, Clone)]
+pub struct ExternalApi {
+    /// Import path of the package holding the type.
+    pub path: String,
+    /// Domain of the type's group.
+    pub domain: String,
+    /// Module (with an optional `@version`) to add to the project.
+    pub module: String,
+}
+
 /// A kind of project the tool can scaffold.
 pub trait Layout: Sync {
     /// The plugin key recorded in PROJECT's `layout` list, e.g. `go.kubebuilder.io/v4`.
@@ -68,6 +106,20 @@ pub trait Layout: Sync {
 
     /// Text printed after a successful `init`, pointing at the next steps.
     fn next_steps_after_init(&self) -> &'static str;
+
+    /// Checks a `create api` request against the project and the layout's
+    /// rules (for go/v4: built-in Kubernetes types), plans every file change,
+    /// and records the resource in `project`.
+    fn plan_create_api(
+        &self,
+        dir: &Path,
+        project: &mut ProjectFile,
+        request: &ApiRequest,
+    ) -> Result<Plan>;
+
+    /// Runs after `create api` wrote its files (with `--make`): code
+    /// generation, formatting, dependency updates.
+    fn finish_create_api(&self, dir: &Path, request: &ApiRequest) -> Result<()>;
 }
 
 /// Every layout, the default first.

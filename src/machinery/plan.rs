@@ -19,13 +19,17 @@ pub enum Change {
         marker: String,
         fragment: String,
     },
-    /// Replace `from` with `to` in an existing file (for example to switch on a
-    /// commented-out line). Nothing happens when `to` is already there.
+    /// Replace the lines `from` with the lines `to` in an existing file (for
+    /// example to switch on a commented-out line). Both match only at the
+    /// start of a line; nothing happens when `to` is already there.
     Replace {
         path: PathBuf,
         from: String,
         to: String,
     },
+    /// Add `text` at the end of an existing file, unless the file already
+    /// holds it (for lists that have no scaffold marker).
+    Append { path: PathBuf, text: String },
     /// Write a file the tool owns (the PROJECT file), whatever it holds now.
     Write { path: PathBuf, contents: String },
 }
@@ -38,6 +42,7 @@ impl Change {
             | Change::CreateIfMissing { path, .. }
             | Change::Insert { path, .. }
             | Change::Replace { path, .. }
+            | Change::Append { path, .. }
             | Change::Write { path, .. } => path,
         }
     }
@@ -122,18 +127,29 @@ fn apply_change(file: &mut ResolvedFile, change: &Change, force: bool) -> Result
             insert_at_marker(current, marker, fragment)
                 .map_err(|()| missing_marker(&file.path, marker))?;
         }
+        Change::Append { text, .. } => {
+            let Some(current) = file.after.as_mut() else {
+                bail!("{path} does not exist, so it cannot be extended");
+            };
+            if !current.contains(text.as_str()) {
+                if !current.is_empty() && !current.ends_with('\n') {
+                    current.push('\n');
+                }
+                current.push_str(text);
+            }
+        }
         Change::Replace { from, to, .. } => {
             let Some(current) = file.after.as_mut() else {
                 bail!("{path} does not exist, so it cannot be edited");
             };
-            if !current.contains(to.as_str()) {
-                if !current.contains(from.as_str()) {
+            if find_at_line_start(current, to).is_none() {
+                let Some(at) = find_at_line_start(current, from) else {
                     bail!(
                         "{path} no longer holds the text this command edits: {:?}; restore it or make the change by hand",
                         from.lines().next().unwrap_or_default()
                     );
-                }
-                *current = current.replacen(from.as_str(), to, 1);
+                };
+                current.replace_range(at..at + from.len(), to);
             }
         }
     }
@@ -162,6 +178,13 @@ pub(crate) fn insert_at_marker(text: &mut String, marker: &str, fragment: &str) 
     }
     text.insert_str(line_start, &insertion);
     Ok(())
+}
+
+/// Where `needle` occurs in `text` starting at the beginning of a line.
+fn find_at_line_start(text: &str, needle: &str) -> Option<usize> {
+    text.match_indices(needle)
+        .map(|(at, _)| at)
+        .find(|&at| at == 0 || text.as_bytes()[at - 1] == b'\n')
 }
 
 /// Reads a file if it exists. A directory or unreadable file where a file is
@@ -289,6 +312,23 @@ mod tests {
     fn insert_without_marker_fails() {
         let mut text = "nothing here\n".to_string();
         assert!(insert_at_marker(&mut text, "+kubebuilder:scaffold:x", "y").is_err());
+    }
+
+    #[test]
+    fn replace_matches_whole_lines_only() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("k.yaml"), "resources:\n#- ../crd\n").unwrap();
+        let mut plan = Plan::new();
+        plan.push(Change::Replace {
+            path: "k.yaml".into(),
+            from: "#- ../crd\n".into(),
+            to: "- ../crd\n".into(),
+        });
+        let resolved = plan.resolve(dir.path(), false).unwrap();
+        assert_eq!(
+            resolved.files[0].after.as_deref(),
+            Some("resources:\n- ../crd\n")
+        );
     }
 
     #[test]

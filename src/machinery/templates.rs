@@ -28,6 +28,24 @@ pub struct TemplateFile {
     pub output: PathBuf,
 }
 
+impl TemplateFile {
+    /// The output path with its `{name}` placeholders filled from `vars`. A
+    /// path segment that ends up empty is dropped, so `api/{group_dir}/v1`
+    /// becomes `api/v1` when `group_dir` is empty.
+    pub fn output_with(&self, vars: &[(&str, &str)]) -> PathBuf {
+        self.output
+            .iter()
+            .map(|segment| {
+                vars.iter().fold(
+                    segment.to_string_lossy().into_owned(),
+                    |text, (name, value)| text.replace(&format!("{{{name}}}"), value),
+                )
+            })
+            .filter(|segment| !segment.is_empty())
+            .collect()
+    }
+}
+
 /// The templates of one layout, parsed and ready to render.
 pub struct Templates {
     tera: tera::Tera,
@@ -110,4 +128,31 @@ fn tera_chain(error: &tera::Error) -> String {
         source = cause.source();
     }
     message
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TemplateFile;
+
+    #[test]
+    fn placeholders_fill_segments_and_empty_segments_vanish() {
+        let file = TemplateFile {
+            name: String::new(),
+            output: "api/{group_dir}/{version}/{kind}_types.go".into(),
+        };
+        let vars = [("group_dir", ""), ("version", "v1"), ("kind", "captain")];
+        assert_eq!(
+            file.output_with(&vars),
+            std::path::Path::new("api/v1/captain_types.go")
+        );
+        let vars = [
+            ("group_dir", "foo.policy"),
+            ("version", "v1"),
+            ("kind", "captain"),
+        ];
+        assert_eq!(
+            file.output_with(&vars),
+            std::path::Path::new("api/foo.policy/v1/captain_types.go")
+        );
+    }
 }

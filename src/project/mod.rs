@@ -4,11 +4,14 @@
 //! kubebuilder wrote comes back byte for byte when nothing changed. Known keys
 //! get typed fields; the rest ride along in `extra` maps.
 
+mod resource;
 pub mod yaml;
+
+pub use resource::{ApiEntry, ControllerEntry, ResourceEntry, WebhooksEntry};
 
 use anyhow::{Context as _, Result, bail};
 use serde::{Deserialize, Serialize};
-use serde_norway::{Mapping, Value};
+use serde_norway::Mapping;
 use std::path::Path;
 
 /// Name of the PROJECT file at the project root.
@@ -54,7 +57,7 @@ pub struct ProjectFile {
     pub namespaced: Option<bool>,
     /// Resources scaffolded so far, in the order they were created.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub resources: Vec<Value>,
+    pub resources: Vec<ResourceEntry>,
     /// Any other key (for example `plugins`), kept as it was.
     #[serde(flatten)]
     pub extra: Mapping,

@@ -1,19 +1,21 @@
 //! The `go/v4` layout: Go operators on controller-runtime, laid out file for
 //! file as kubebuilder's go/v4 plugin (with the kustomize/v2 `config/` tree).
 
+mod core_types;
+mod create_api;
 mod toolchain;
 mod versions;
 
 pub use versions::{Versions, versions};
 
-use super::{InitOptions, Layout, License};
+use super::{ApiRequest, InitOptions, Layout, License};
 use crate::machinery::{Change, Plan, Templates};
 use crate::project::ProjectFile;
 use anyhow::{Context as _, Result, bail};
 use std::path::{Path, PathBuf};
 
 /// Folder of this layout's templates under `scaffolds/`.
-const TEMPLATE_DIR: &str = "go/v4";
+pub(super) const TEMPLATE_DIR: &str = "go/v4";
 
 /// Where the license header for Go files is kept in a generated project.
 const BOILERPLATE_PATH: &str = "hack/boilerplate.go.txt";
@@ -48,15 +50,7 @@ impl Layout for GoV4 {
         let templates = Templates::load(TEMPLATE_DIR)?;
         let repo = project.repo.clone().unwrap_or_default();
         let boilerplate = boilerplate(&templates, options)?;
-        let mut context = tera::Context::new();
-        context.insert("repo", &repo);
-        context.insert("domain", &options.domain);
-        context.insert("project_name", &options.project_name);
-        context.insert("multigroup", &options.multigroup);
-        context.insert("namespaced", &options.namespaced);
-        context.insert("cli_version", env!("CARGO_PKG_VERSION"));
-        context.insert("go_header", &go_header(&boilerplate));
-        context.insert("versions", versions());
+        let context = base_context(project, &go_header(&boilerplate))?;
 
         let mut plan = Plan::new();
         for template in templates.tree("init") {
@@ -88,6 +82,83 @@ impl Layout for GoV4 {
     fn next_steps_after_init(&self) -> &'static str {
         "Next: define an API with\n  kubebuilder-rs create api --group <group> --version <version> --kind <Kind>"
     }
+
+    fn plan_create_api(
+        &self,
+        dir: &Path,
+        project: &mut ProjectFile,
+        request: &ApiRequest,
+    ) -> Result<Plan> {
+        create_api::plan(dir, project, request)
+    }
+
+    fn finish_create_api(&self, dir: &Path, request: &ApiRequest) -> Result<()> {
+        require_go(dir)?;
+        if let Some(external) = &request.external
+            && !external.module.contains('@')
+        {
+            toolchain::run_go(dir, &["get", &external.module])?;
+        }
+        toolchain::run_go(dir, &["mod", "tidy"])?;
+        run_make(dir, &["generate"])?;
+        toolchain::run_go(dir, &["fmt", "./..."])
+    }
+}
+
+/// Fails with instructions when Go is not installed.
+fn require_go(dir: &Path) -> Result<()> {
+    if toolchain::installed_go_version()?.is_none() {
+        bail!(
+            "the files are written, but Go is not installed: install Go {} or newer (https://go.dev/dl), then run `go mod tidy` and `make generate` in {}",
+            versions().go,
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
+/// Runs `make <targets>` in `dir`.
+fn run_make(dir: &Path, targets: &[&str]) -> Result<()> {
+    eprintln!("Running make {}", targets.join(" "));
+    let status = std::process::Command::new("make")
+        .args(targets)
+        .current_dir(dir)
+        .status()
+        .with_context(|| format!("cannot run `make {}`", targets.join(" ")))?;
+    if !status.success() {
+        bail!(
+            "`make {}` failed in {} ({status})",
+            targets.join(" "),
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
+/// The template variables every go/v4 template gets, from the PROJECT file.
+fn base_context(project: &ProjectFile, go_header: &str) -> Result<tera::Context> {
+    let repo = project.repo.clone().unwrap_or_default();
+    let mut context = tera::Context::new();
+    context.insert("repo_hash", &format!("{:08x}", fnv1a_32(&repo)));
+    context.insert("repo", &repo);
+    context.insert("domain", project.domain.as_deref().unwrap_or_default());
+    context.insert(
+        "project_name",
+        project.project_name.as_deref().unwrap_or_default(),
+    );
+    context.insert("multigroup", &(project.multigroup == Some(true)));
+    context.insert("namespaced", &(project.namespaced == Some(true)));
+    context.insert("cli_version", env!("CARGO_PKG_VERSION"));
+    context.insert("go_header", go_header);
+    context.insert("versions", versions());
+    Ok(context)
+}
+
+/// The Go file header of an existing project, from hack/boilerplate.go.txt
+/// (none when the file is missing or empty).
+fn read_go_header(dir: &Path) -> String {
+    let boilerplate = std::fs::read_to_string(dir.join(BOILERPLATE_PATH)).unwrap_or_default();
+    go_header(&boilerplate)
 }
 
 /// The change for one rendered init file. An existing go.mod that already
@@ -142,6 +213,14 @@ fn go_header(boilerplate: &str) -> String {
     }
 }
 
+/// The 32-bit FNV-1a hash of `text`. Its hex form, like kubebuilder's, makes
+/// the leader-election ID unique per module (`398fa3b3.my.domain`).
+fn fnv1a_32(text: &str) -> u32 {
+    text.bytes().fold(0x811c_9dc5, |hash, byte| {
+        (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
+    })
+}
+
 /// The current year (UTC), for copyright lines.
 fn current_year() -> i64 {
     let seconds = std::time::SystemTime::now()
@@ -175,6 +254,14 @@ mod tests {
         assert_eq!(year_of_day(20_453), 2025); // 2025-12-31
         assert_eq!(year_of_day(20_454), 2026); // 2026-01-01
         assert_eq!(year_of_day(11_016), 2000); // 2000-02-29
+    }
+
+    #[test]
+    fn leader_election_hash_matches_kubebuilder() {
+        assert_eq!(
+            format!("{:08x}", fnv1a_32("example.com/single")),
+            "398fa3b3"
+        );
     }
 
     #[test]

@@ -1,0 +1,477 @@
+//! `create api` for go/v4: API types, controllers, and every file they touch.
+
+use super::core_types::{self, CoreGroup};
+use super::{base_context, read_go_header};
+use crate::layouts::{ApiRequest, ExternalApi};
+use crate::machinery::{Change, Plan, Templates};
+use crate::naming::pascal_case;
+use crate::plural::pluralize;
+use crate::project::{ApiEntry, ProjectFile, ResourceEntry};
+use anyhow::{Result, bail};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// Files rendered once per package or project and shared by later resources.
+const SHARED_FILES: &[&str] = &[
+    "groupversion_info.go",
+    "suite_test.go",
+    "kustomization.yaml",
+    "kustomizeconfig.yaml",
+];
+
+/// Where the resource's Go type comes from.
+enum Origin {
+    /// Scaffolded in this project under `api/`.
+    Own,
+    /// A Kubernetes built-in type from k8s.io/api.
+    Core(CoreGroup),
+    /// A type from another Go module.
+    External(ExternalApi),
+}
+
+/// The resource, as templates see it (`resource.*`).
+#[derive(Debug, Serialize)]
+pub struct ResourceView {
+    group: String,
+    version: String,
+    kind: String,
+    kind_lower: String,
+    plural: String,
+    custom_plural: bool,
+    domain: String,
+    qualified_group: String,
+    rbac_group: String,
+    import_alias: String,
+    import_path: String,
+    namespaced: bool,
+    ssa: bool,
+    core: bool,
+    external: bool,
+}
+
+/// The controller, as templates see it (`controller.*`).
+#[derive(Debug, Serialize)]
+pub struct ControllerView {
+    name: String,
+    type_name: String,
+    file: String,
+    package: String,
+    import_path: String,
+    import_alias: String,
+    qualifier: String,
+    log_name: String,
+    setup_name: String,
+    is_secondary: bool,
+}
+
+/// Plans `create api` and records the resource in `project`.
+pub fn plan(dir: &Path, project: &mut ProjectFile, request: &ApiRequest) -> Result<Plan> {
+    let origin = origin_of(request)?;
+    let existing = project
+        .resources
+        .iter()
+        .position(|r| r.is(&request.group, &request.version, &request.kind));
+    check_against_project(project, existing, request, &origin)?;
+
+    let multigroup = project.multigroup == Some(true);
+    let repo = project.repo.clone().unwrap_or_default();
+    let domain = project.domain.clone().unwrap_or_default();
+    let recorded_plural = existing.and_then(|i| project.resources[i].plural.clone());
+    let resource = resource_view(
+        request,
+        &origin,
+        &repo,
+        &domain,
+        multigroup,
+        recorded_plural,
+    );
+    let controller = controller_view(request, &repo, multigroup);
+
+    let templates = Templates::load(super::TEMPLATE_DIR)?;
+    let mut context = base_context(project, &read_go_header(dir))?;
+    context.insert("resource", &resource);
+    context.insert("controller", &controller);
+    let group_dir = if multigroup {
+        request.group.as_str()
+    } else {
+        ""
+    };
+    let rbac_prefix = if multigroup {
+        format!("{}_", request.group)
+    } else {
+        String::new()
+    };
+    context.insert("rbac_prefix", &rbac_prefix);
+    let vars = [
+        ("group_dir", group_dir),
+        ("group", request.group.as_str()),
+        ("version", request.version.as_str()),
+        ("kind", resource.kind_lower.as_str()),
+        ("rbac_prefix", rbac_prefix.as_str()),
+        ("controller", controller.file.as_str()),
+    ];
+
+    let mut plan = Plan::new();
+    let render = |name: &str| templates.render(&format!("create-api/fragments/{name}"), &context);
+    if request.resource {
+        for template in templates.tree("create-api/resource") {
+            let path = template.output_with(&vars);
+            let contents = templates.render(&template.name, &context)?;
+            plan.push(file_change(path, contents));
+        }
+        let group_version_info = templates
+            .tree("create-api/resource")
+            .into_iter()
+            .map(|t| t.output_with(&vars))
+            .find(|p| p.ends_with("groupversion_info.go"));
+        if let (true, Some(path)) = (request.ssa, group_version_info) {
+            plan.push(Change::Insert {
+                path,
+                marker: "+kubebuilder:object:generate=true".into(),
+                fragment: "// +kubebuilder:ac:generate=true".into(),
+            });
+        }
+        plan.push(insert(
+            "config/crd/kustomization.yaml",
+            "+kubebuilder:scaffold:crdkustomizeresource",
+            render("crd-resource.yaml.tera")?,
+        ));
+        plan.push(insert(
+            "config/samples/kustomization.yaml",
+            "+kubebuilder:scaffold:manifestskustomizesamples",
+            render("samples-resource.yaml.tera")?,
+        ));
+        plan.push(Change::Append {
+            path: "config/rbac/kustomization.yaml".into(),
+            text: render("rbac-roles-header.yaml.tera")?,
+        });
+        plan.push(Change::Append {
+            path: "config/rbac/kustomization.yaml".into(),
+            text: render("rbac-roles.yaml.tera")?,
+        });
+        plan.push(Change::Replace {
+            path: "config/default/kustomization.yaml".into(),
+            from: "#- ../crd\n".into(),
+            to: "- ../crd\n".into(),
+        });
+    }
+    if !resource.core {
+        plan.push(insert(
+            "cmd/main.go",
+            "+kubebuilder:scaffold:imports",
+            render("main-imports-api.go.tera")?,
+        ));
+        plan.push(insert(
+            "cmd/main.go",
+            "+kubebuilder:scaffold:scheme",
+            render("main-scheme.go.tera")?,
+        ));
+    }
+    if let Origin::External(external) = &origin {
+        plan_external_module(dir, external, &mut plan)?;
+    }
+    if request.controller {
+        for template in templates.tree("create-api/controller") {
+            let path = template.output_with(&vars);
+            if controller.is_secondary && path.to_string_lossy().ends_with("_controller_test.go") {
+                continue;
+            }
+            let contents = templates.render(&template.name, &context)?;
+            plan.push(file_change(path, contents));
+        }
+        if !resource.core {
+            let suite: PathBuf = ["internal", "controller", group_dir, "suite_test.go"]
+                .iter()
+                .filter(|s| !s.is_empty())
+                .collect();
+            plan.push(Change::Insert {
+                path: suite.clone(),
+                marker: "+kubebuilder:scaffold:imports".into(),
+                fragment: render("main-imports-api.go.tera")?,
+            });
+            plan.push(Change::Insert {
+                path: suite,
+                marker: "+kubebuilder:scaffold:scheme".into(),
+                fragment: render("suite-scheme.go.tera")?,
+            });
+        }
+        plan.push(insert(
+            "cmd/main.go",
+            "+kubebuilder:scaffold:imports",
+            render("main-imports-controller.go.tera")?,
+        ));
+        plan.push(insert(
+            "cmd/main.go",
+            "+kubebuilder:scaffold:builder",
+            render("main-builder.go.tera")?,
+        ));
+    }
+    record_in_project(project, existing, request, &origin, &resource);
+    Ok(plan)
+}
+
+/// An insertion at a scaffold marker.
+fn insert(path: &str, marker: &str, fragment: String) -> Change {
+    Change::Insert {
+        path: path.into(),
+        marker: marker.into(),
+        fragment,
+    }
+}
+
+/// Creates a file; files shared by several resources are only created when missing.
+fn file_change(path: PathBuf, contents: String) -> Change {
+    let shared = path
+        .file_name()
+        .is_some_and(|name| SHARED_FILES.iter().any(|s| name == *s));
+    if shared {
+        Change::CreateIfMissing { path, contents }
+    } else {
+        Change::Create { path, contents }
+    }
+}
+
+/// Works out whether the type is the project's own, built-in or external.
+fn origin_of(request: &ApiRequest) -> Result<Origin> {
+    if let Some(external) = &request.external {
+        return Ok(Origin::External(external.clone()));
+    }
+    let Some(core) = core_types::core_group(&request.group) else {
+        return Ok(Origin::Own);
+    };
+    core_types::check_core_kind(&request.group, &request.version, &request.kind)?;
+    if request.resource {
+        bail!(
+            "{}/{} {} is a built-in Kubernetes type: it gets a controller only; pass --resource=false",
+            request.group,
+            request.version,
+            request.kind
+        );
+    }
+    Ok(Origin::Core(core))
+}
+
+/// Refuses requests that clash with what PROJECT records.
+fn check_against_project(
+    project: &ProjectFile,
+    existing: Option<usize>,
+    request: &ApiRequest,
+    origin: &Origin,
+) -> Result<()> {
+    let gvk = format!("{}/{} {}", request.group, request.version, request.kind);
+    let entry = existing.map(|i| &project.resources[i]);
+    let has_api = entry.is_some_and(|e| e.api.is_some());
+    if request.resource && has_api && !request.force {
+        bail!("the API {gvk} already exists; pass --force to scaffold it again");
+    }
+    if !request.resource && matches!(origin, Origin::Own) && !has_api {
+        bail!(
+            "there is no API {gvk} in PROJECT to add a controller to; create it with --resource=true"
+        );
+    }
+    if request.controller {
+        let name = controller_name(request);
+        let taken = entry.is_some_and(|e| e.controller_names().contains(&name));
+        if taken && !request.force {
+            bail!(
+                "the controller {name:?} for {gvk} already exists; pass --controller-name to add another, or --force"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The controller's name: `--controller-name`, or the lowercased kind.
+fn controller_name(request: &ApiRequest) -> String {
+    request
+        .controller_name
+        .clone()
+        .unwrap_or_else(|| request.kind.to_ascii_lowercase())
+}
+
+/// Builds `resource.*` for templates.
+fn resource_view(
+    request: &ApiRequest,
+    origin: &Origin,
+    repo: &str,
+    domain: &str,
+    multigroup: bool,
+    recorded_plural: Option<String>,
+) -> ResourceView {
+    let kind_lower = request.kind.to_ascii_lowercase();
+    let custom_plural = request.plural.clone().or(recorded_plural);
+    let plural = custom_plural
+        .clone()
+        .unwrap_or_else(|| pluralize(&kind_lower));
+    let (resource_domain, qualified_group, import_path) = match origin {
+        Origin::Own => {
+            let group_dir = if multigroup {
+                format!("{}/", request.group)
+            } else {
+                String::new()
+            };
+            (
+                domain.to_string(),
+                join_domain(&request.group, domain),
+                format!("{repo}/api/{group_dir}{}", request.version),
+            )
+        }
+        Origin::Core(core) => (
+            String::new(),
+            core.api_group.clone(),
+            format!("k8s.io/api/{}/{}", core.package, request.version),
+        ),
+        Origin::External(external) => (
+            external.domain.clone(),
+            join_domain(&request.group, &external.domain),
+            external.path.clone(),
+        ),
+    };
+    let rbac_group = if qualified_group.is_empty() {
+        "core".to_string()
+    } else {
+        qualified_group.clone()
+    };
+    ResourceView {
+        group: request.group.clone(),
+        version: request.version.clone(),
+        kind: request.kind.clone(),
+        import_alias: format!("{}{}", go_identifier(&request.group), request.version),
+        kind_lower,
+        plural,
+        custom_plural: custom_plural.is_some(),
+        domain: resource_domain,
+        qualified_group,
+        rbac_group,
+        import_path,
+        namespaced: request.namespaced,
+        ssa: request.ssa,
+        core: matches!(origin, Origin::Core(_)),
+        external: matches!(origin, Origin::External(_)),
+    }
+}
+
+/// Builds `controller.*` for templates.
+fn controller_view(request: &ApiRequest, repo: &str, multigroup: bool) -> ControllerView {
+    let name = controller_name(request);
+    let kind_lower = request.kind.to_ascii_lowercase();
+    let is_secondary = name != kind_lower;
+    let type_stem = if is_secondary {
+        pascal_case(&name)
+    } else {
+        request.kind.clone()
+    };
+    let (package, import_path, import_alias, log_name) = if multigroup {
+        let package = go_identifier(&request.group);
+        (
+            package.clone(),
+            format!("{repo}/internal/controller/{}", request.group),
+            format!("{package}controller"),
+            format!("{}-{name}", request.group),
+        )
+    } else {
+        (
+            "controller".to_string(),
+            format!("{repo}/internal/controller"),
+            "controller".to_string(),
+            name.clone(),
+        )
+    };
+    ControllerView {
+        file: name.replace('-', "_"),
+        type_name: format!("{type_stem}Reconciler"),
+        qualifier: format!("{import_alias}."),
+        setup_name: log_name.clone(),
+        name,
+        package,
+        import_path,
+        import_alias,
+        log_name,
+        is_secondary,
+    }
+}
+
+/// `group.domain`, or the group alone when there is no domain.
+fn join_domain(group: &str, domain: &str) -> String {
+    if domain.is_empty() {
+        group.to_string()
+    } else {
+        format!("{group}.{domain}")
+    }
+}
+
+/// A group name made into a Go identifier: `foo.policy` → `foopolicy`.
+fn go_identifier(group: &str) -> String {
+    group
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .collect::<String>()
+        .to_ascii_lowercase()
+}
+
+/// Adds an external module with a pinned version to go.mod; without a
+/// version, the post-step `go get` resolves it.
+fn plan_external_module(dir: &Path, external: &ExternalApi, plan: &mut Plan) -> Result<()> {
+    let Some((module, version)) = external.module.split_once('@') else {
+        return Ok(());
+    };
+    let go_mod = std::fs::read_to_string(dir.join("go.mod")).unwrap_or_default();
+    let already = go_mod
+        .lines()
+        .any(|line| line.split_whitespace().any(|word| word == module));
+    if !already {
+        plan.push(Change::Append {
+            path: "go.mod".into(),
+            text: format!("\nrequire {module} {version}\n"),
+        });
+    }
+    Ok(())
+}
+
+/// Adds or updates the resource's entry in PROJECT.
+fn record_in_project(
+    project: &mut ProjectFile,
+    existing: Option<usize>,
+    request: &ApiRequest,
+    origin: &Origin,
+    resource: &ResourceView,
+) {
+    let index = existing.unwrap_or_else(|| {
+        project.resources.push(ResourceEntry {
+            group: Some(request.group.clone()),
+            version: request.version.clone(),
+            kind: request.kind.clone(),
+            ..ResourceEntry::default()
+        });
+        project.resources.len() - 1
+    });
+    let entry = &mut project.resources[index];
+    match origin {
+        Origin::Own => {
+            entry.domain = Some(resource.domain.clone());
+            entry.path = Some(resource.import_path.clone());
+        }
+        Origin::Core(_) => {
+            entry.core = Some(true);
+            entry.path = Some(resource.import_path.clone());
+        }
+        Origin::External(external) => {
+            entry.external = Some(true);
+            entry.domain = Some(external.domain.clone());
+            entry.module = Some(external.module.clone());
+            entry.path = Some(external.path.clone());
+        }
+    }
+    if request.resource {
+        let api = entry.api.get_or_insert_with(ApiEntry::default);
+        api.crd_version = Some("v1".into());
+        api.namespaced = request.namespaced.then_some(true);
+        api.ssa = request.ssa.then_some(true);
+    }
+    if request.plural.is_some() {
+        entry.plural = request.plural.clone();
+    }
+    if request.controller {
+        entry.add_controller(&controller_name(request));
+    }
+}

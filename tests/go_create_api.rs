@@ -1,0 +1,326 @@
+//! Projects grown with `create api`, checked with the real Go toolchain and
+//! envtest: they generate, build, vet, lint, and `make test` runs every
+//! generated controller test against a real API server.
+//!
+//! Needs Go, the module proxy and the control plane (KUBEBUILDER_ASSETS), so
+//! it is ignored by a plain `cargo test` and run by `scripts/test-all`.
+
+mod common;
+
+use common::{empty_project_dir, kb, run_ok, snapshot_tree, stderr};
+use std::path::Path;
+
+/// Runs kubebuilder-rs `args` in `dir`, panicking on failure.
+fn kb_ok(dir: &Path, args: &[&str]) {
+    let started = std::time::Instant::now();
+    let output = kb(dir).args(args).output().unwrap();
+    assert!(
+        output.status.success(),
+        "kubebuilder-rs {args:?} failed: {}",
+        stderr(&output)
+    );
+    eprintln!(
+        "ok  kubebuilder-rs {}  ({:.1}s)",
+        args.join(" "),
+        started.elapsed().as_secs_f64()
+    );
+}
+
+/// Runs kubebuilder-rs `args` again and expects a refusal that changes nothing.
+fn kb_refused_again(dir: &Path, args: &[&str]) {
+    let before = snapshot_tree(dir);
+    let output = kb(dir).args(args).output().unwrap();
+    assert!(
+        !output.status.success(),
+        "second run of {args:?} was not refused"
+    );
+    assert!(
+        stderr(&output).contains("already exists"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(
+        snapshot_tree(dir),
+        before,
+        "second run of {args:?} changed files"
+    );
+}
+
+/// `create api --make=false` followed by `args`.
+fn api(args: &[&str]) -> Vec<String> {
+    ["create", "api", "--make=false"]
+        .iter()
+        .chain(args)
+        .map(|s| s.to_string())
+        .collect()
+}
+
+/// Checks that `make test` ran the controller specs against envtest: runs the
+/// controller packages verbosely and looks for each kind's spec.
+fn assert_controller_specs_ran(dir: &Path, packages: &str, kinds: &[&str]) {
+    assert!(
+        std::env::var_os("KUBEBUILDER_ASSETS").is_some(),
+        "KUBEBUILDER_ASSETS is not set; run through scripts/test-all"
+    );
+    let out = run_ok(
+        dir,
+        "go",
+        &[
+            "test",
+            packages,
+            "-count=1",
+            "-v",
+            "-ginkgo.v",
+            "-ginkgo.no-color",
+        ],
+    );
+    for kind in kinds {
+        assert!(
+            out.contains(&format!("{kind} Controller"))
+                && out.contains("should successfully reconcile"),
+            "no spec ran for {kind}:\n{out}"
+        );
+    }
+    assert!(!out.contains("[FAIL]"), "a spec failed:\n{out}");
+}
+
+#[test]
+#[ignore = "needs Go, the module proxy and KUBEBUILDER_ASSETS; run by scripts/test-all"]
+fn single_group_project_with_every_kind_of_api() {
+    let (_tmp, dir) = empty_project_dir("guestbook");
+    kb_ok(
+        &dir,
+        &[
+            "init",
+            "--domain",
+            "example.com",
+            "--repo",
+            "example.com/guestbook",
+        ],
+    );
+    let steps: Vec<Vec<String>> = vec![
+        api(&["--group", "crew", "--version", "v1", "--kind", "Captain"]),
+        api(&[
+            "--group",
+            "crew",
+            "--version",
+            "v1",
+            "--kind",
+            "Captain",
+            "--controller-name",
+            "captain-backup",
+            "--resource=false",
+        ]),
+        api(&["--group", "crew", "--version", "v1", "--kind", "FirstMate"]),
+        api(&[
+            "--group",
+            "crew",
+            "--version",
+            "v2",
+            "--kind",
+            "FirstMate",
+            "--controller=false",
+        ]),
+        api(&[
+            "--group",
+            "crew",
+            "--version",
+            "v1",
+            "--kind",
+            "Admiral",
+            "--namespaced=false",
+            "--plural",
+            "admirales",
+        ]),
+        api(&[
+            "--group",
+            "crew",
+            "--version",
+            "v1",
+            "--kind",
+            "Navigator",
+            "--ssa",
+        ]),
+        api(&[
+            "--group",
+            "cert-manager",
+            "--version",
+            "v1",
+            "--kind",
+            "Certificate",
+            "--resource=false",
+            "--controller",
+            "--external-api-path",
+            "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1",
+            "--external-api-domain",
+            "io",
+            "--external-api-module",
+            "github.com/cert-manager/cert-manager@v1.18.2",
+        ]),
+        api(&[
+            "--group",
+            "apps",
+            "--version",
+            "v1",
+            "--kind",
+            "Deployment",
+            "--resource=false",
+            "--controller",
+        ]),
+    ];
+    for step in &steps {
+        let args: Vec<&str> = step.iter().map(String::as_str).collect();
+        kb_ok(&dir, &args);
+        kb_refused_again(&dir, &args);
+    }
+    run_ok(&dir, "go", &["mod", "tidy"]);
+    run_ok(&dir, "make", &["manifests", "generate"]);
+    for crd in [
+        "crew.example.com_captains.yaml",
+        "crew.example.com_firstmates.yaml",
+        "crew.example.com_admirales.yaml",
+        "crew.example.com_navigators.yaml",
+    ] {
+        assert!(
+            dir.join("config/crd/bases").join(crd).is_file(),
+            "controller-gen wrote no {crd}"
+        );
+    }
+    let admirals =
+        std::fs::read_to_string(dir.join("config/crd/bases/crew.example.com_admirales.yaml"))
+            .unwrap();
+    assert!(
+        admirals.contains("scope: Cluster"),
+        "Admiral is not cluster-scoped"
+    );
+    run_ok(&dir, "go", &["build", "./..."]);
+    run_ok(&dir, "go", &["vet", "./..."]);
+    run_ok(&dir, "make", &["lint"]);
+    run_ok(&dir, "make", &["test"]);
+    assert_controller_specs_ran(
+        &dir,
+        "./internal/controller/...",
+        &[
+            "Captain",
+            "FirstMate",
+            "Admiral",
+            "Navigator",
+            "Certificate",
+            "Deployment",
+        ],
+    );
+}
+
+#[test]
+#[ignore = "needs Go, the module proxy and KUBEBUILDER_ASSETS; run by scripts/test-all"]
+fn multigroup_project_with_three_groups() {
+    let (_tmp, dir) = empty_project_dir("fleet");
+    kb_ok(
+        &dir,
+        &[
+            "init",
+            "--domain",
+            "example.com",
+            "--repo",
+            "example.com/fleet",
+            "--multigroup",
+        ],
+    );
+    let steps: Vec<Vec<String>> = vec![
+        api(&["--group", "crew", "--version", "v1", "--kind", "Captain"]),
+        api(&[
+            "--group",
+            "crew",
+            "--version",
+            "v1",
+            "--kind",
+            "Captain",
+            "--controller-name",
+            "captain-backup",
+            "--resource=false",
+        ]),
+        api(&[
+            "--group",
+            "foo.policy",
+            "--version",
+            "v1",
+            "--kind",
+            "HealthCheckPolicy",
+            "--namespaced=false",
+        ]),
+        api(&["--group", "sea", "--version", "v1beta1", "--kind", "Ship"]),
+        api(&[
+            "--group",
+            "sea",
+            "--version",
+            "v1",
+            "--kind",
+            "Ship",
+            "--controller=false",
+        ]),
+        api(&[
+            "--group",
+            "apps",
+            "--version",
+            "v1",
+            "--kind",
+            "Deployment",
+            "--resource=false",
+            "--controller",
+        ]),
+    ];
+    for step in &steps {
+        let args: Vec<&str> = step.iter().map(String::as_str).collect();
+        kb_ok(&dir, &args);
+        kb_refused_again(&dir, &args);
+    }
+    run_ok(&dir, "go", &["mod", "tidy"]);
+    run_ok(&dir, "make", &["manifests", "generate"]);
+    assert!(
+        dir.join("config/crd/bases/foo.policy.example.com_healthcheckpolicies.yaml")
+            .is_file()
+    );
+    run_ok(&dir, "go", &["build", "./..."]);
+    run_ok(&dir, "go", &["vet", "./..."]);
+    run_ok(&dir, "make", &["lint"]);
+    run_ok(&dir, "make", &["test"]);
+    assert_controller_specs_ran(
+        &dir,
+        "./internal/controller/...",
+        &["Captain", "HealthCheckPolicy", "Ship", "Deployment"],
+    );
+}
+
+#[test]
+#[ignore = "needs Go and the module proxy; run by scripts/test-all"]
+fn create_api_with_make_leaves_a_project_that_builds() {
+    let (_tmp, dir) = empty_project_dir("quick");
+    kb_ok(
+        &dir,
+        &[
+            "init",
+            "--domain",
+            "example.com",
+            "--repo",
+            "example.com/quick",
+        ],
+    );
+    kb_ok(
+        &dir,
+        &[
+            "create",
+            "api",
+            "--group",
+            "crew",
+            "--version",
+            "v1",
+            "--kind",
+            "Captain",
+        ],
+    );
+    assert!(
+        dir.join("api/v1/zz_generated.deepcopy.go").is_file(),
+        "make generate did not run"
+    );
+    run_ok(&dir, "go", &["build", "./..."]);
+}
