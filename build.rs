@@ -1,4 +1,6 @@
-//! Records the git commit the binary is built from, for `kubebuilder-rs version`.
+//! Records the git commit the binary is built from, for `kubebuilder-rs
+//! version`, and rebuilds when a template under `scaffolds/` is added or
+//! changed (the templates are embedded in the binary).
 
 use std::process::Command;
 
@@ -12,6 +14,7 @@ fn main() {
         .filter(|commit| !commit.is_empty())
         .unwrap_or_else(|| "unknown".to_string());
     println!("cargo:rustc-env=KUBEBUILDER_RS_COMMIT={commit}");
+    println!("cargo:rerun-if-changed=scaffolds");
     println!("cargo:rerun-if-changed=.git/HEAD");
     println!("cargo:rerun-if-changed=.git/refs/heads");
 }

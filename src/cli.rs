@@ -47,7 +47,23 @@ pub enum CreateCommand {
     /// Scaffold an API type (CRD) and/or a controller.
     #[command(after_help = API_EXAMPLES)]
     Api(ApiArgs),
+    /// Scaffold defaulting, validating and/or conversion webhooks for an API.
+    #[command(after_help = WEBHOOK_EXAMPLES)]
+    Webhook(WebhookArgs),
 }
+
+const WEBHOOK_EXAMPLES: &str = "Examples:
+  # Defaulting and validation for an API of the project
+  kubebuilder-rs create webhook --group crew --version v1 --kind Captain --defaulting --programmatic-validation
+
+  # Custom webhook paths
+  kubebuilder-rs create webhook --group crew --version v1 --kind Admiral --defaulting --defaulting-path=/default-admiral
+
+  # Conversion between the hub v1 and the spoke v2
+  kubebuilder-rs create webhook --group crew --version v1 --kind FirstMate --conversion --spoke v2
+
+  # Defaulting for a Kubernetes built-in type
+  kubebuilder-rs create webhook --group core --version v1 --kind Pod --defaulting";
 
 const API_EXAMPLES: &str = "Examples:
   # An API type and its controller
@@ -115,6 +131,59 @@ pub struct ApiArgs {
     #[arg(long)]
     pub external_api_path: Option<String>,
     /// Domain of the external type's group (e.g. io for cert-manager.io).
+    #[arg(long)]
+    pub external_api_domain: Option<String>,
+    /// Module of the external type, with an optional @version.
+    #[arg(long)]
+    pub external_api_module: Option<String>,
+    /// Run make generate, go fmt and go mod tidy afterwards (--make=false to skip).
+    #[arg(long = "make", default_value_t = true, action = ArgAction::Set, num_args = 0..=1,
+          default_missing_value = "true", require_equals = true)]
+    pub run_make: bool,
+    #[command(flatten)]
+    pub write: WriteArgs,
+}
+
+/// Flags of `create webhook`.
+#[derive(Debug, Args)]
+pub struct WebhookArgs {
+    /// API group, without the domain.
+    #[arg(long)]
+    pub group: String,
+    /// API version; for --conversion, the hub version.
+    #[arg(long)]
+    pub version: String,
+    /// Kind, in PascalCase.
+    #[arg(long)]
+    pub kind: String,
+    /// Plural of the kind, when the computed one is wrong.
+    #[arg(long)]
+    pub plural: Option<String>,
+    /// Scaffold a defaulting (mutating) webhook.
+    #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_value_t = false,
+          default_missing_value = "true", require_equals = true)]
+    pub defaulting: bool,
+    /// Scaffold a validating webhook.
+    #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_value_t = false,
+          default_missing_value = "true", require_equals = true)]
+    pub programmatic_validation: bool,
+    /// Scaffold a conversion webhook; --version is the hub.
+    #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_value_t = false,
+          default_missing_value = "true", require_equals = true)]
+    pub conversion: bool,
+    /// Versions converted to and from the hub (comma-separated or repeated).
+    #[arg(long, value_delimiter = ',')]
+    pub spoke: Vec<String>,
+    /// Custom URL path of the defaulting webhook.
+    #[arg(long)]
+    pub defaulting_path: Option<String>,
+    /// Custom URL path of the validating webhook.
+    #[arg(long)]
+    pub validation_path: Option<String>,
+    /// Import path of a type from another module.
+    #[arg(long)]
+    pub external_api_path: Option<String>,
+    /// Domain of the external type's group.
     #[arg(long)]
     pub external_api_domain: Option<String>,
     /// Module of the external type, with an optional @version.

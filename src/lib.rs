@@ -24,6 +24,9 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
         cli::Command::Create(cli::CreateCommand::Api(args)) => {
             commands::create_api::run(&args, &dir)
         }
+        cli::Command::Create(cli::CreateCommand::Webhook(args)) => {
+            commands::create_webhook::run(&args, &dir)
+        }
         cli::Command::Version => {
             commands::version::run();
             Ok(())

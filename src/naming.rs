@@ -174,6 +174,19 @@ pub fn validate_controller_name(name: &str) -> Result<()> {
     Ok(())
 }
 
+/// Checks a custom webhook path given with `flag`: it starts with `/` and
+/// holds only characters a URL path can carry unescaped.
+pub fn validate_url_path(flag: &str, path: &str) -> Result<()> {
+    let allowed = |c: char| c.is_ascii_alphanumeric() || "/-._~".contains(c);
+    if !path.starts_with('/') || path.len() < 2 || !path.chars().all(allowed) || path.contains("//")
+    {
+        bail!(
+            "invalid {flag} {path:?}: must start with '/' and hold only letters, digits, '-', '.', '_', '~' and single '/' (e.g. /mutate-captain)"
+        );
+    }
+    Ok(())
+}
+
 /// `captain-backup` → `CaptainBackup`.
 pub fn pascal_case(name: &str) -> String {
     name.split(['-', '_', '.'])

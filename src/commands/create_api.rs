@@ -38,7 +38,11 @@ fn request_from_args(args: &ApiArgs) -> Result<ApiRequest> {
     if let Some(name) = &args.controller_name {
         naming::validate_controller_name(name)?;
     }
-    let external = external_api(args)?;
+    let external = external_api(
+        &args.external_api_path,
+        &args.external_api_domain,
+        &args.external_api_module,
+    )?;
     let resource = match (args.resource, &external) {
         (Some(value), _) => value,
         (None, Some(_)) => false,
@@ -71,11 +75,16 @@ fn request_from_args(args: &ApiArgs) -> Result<ApiRequest> {
     })
 }
 
-/// The external API described by `--external-api-*`, if any.
-fn external_api(args: &ApiArgs) -> Result<Option<ExternalApi>> {
-    match (&args.external_api_path, &args.external_api_module) {
+/// The external API described by `--external-api-path`, `-domain` and
+/// `-module`, if any.
+pub(crate) fn external_api(
+    path: &Option<String>,
+    domain: &Option<String>,
+    module: &Option<String>,
+) -> Result<Option<ExternalApi>> {
+    match (path, module) {
         (None, None) => {
-            if args.external_api_domain.is_some() {
+            if domain.is_some() {
                 bail!("--external-api-domain needs --external-api-path and --external-api-module");
             }
             Ok(None)
@@ -95,7 +104,7 @@ fn external_api(args: &ApiArgs) -> Result<Option<ExternalApi>> {
                 .map_err(|e| {
                     anyhow::anyhow!("{}", e.to_string().replace("--repo", "--external-api-*"))
                 })?;
-            let domain = args.external_api_domain.clone().unwrap_or_default();
+            let domain = domain.clone().unwrap_or_default();
             if !domain.is_empty() && !naming::is_dns1123_subdomain(&domain) {
                 bail!(
                     "invalid --external-api-domain {domain:?}: must be a DNS-1123 subdomain (e.g. io or example.com)"

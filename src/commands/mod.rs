@@ -2,6 +2,7 @@
 
 pub mod completion;
 pub mod create_api;
+pub mod create_webhook;
 pub mod init;
 pub mod version;
 

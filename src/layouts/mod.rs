@@ -74,6 +74,35 @@ pub struct ApiRequest {
     pub force: bool,
 }
 
+/// What `create webhook` was asked to scaffold, after the flags were checked.
+#[derive(Debug, Clone)]
+pub struct WebhookRequest {
+    /// API group without the domain.
+    pub group: String,
+    /// API version; the hub of a conversion webhook.
+    pub version: String,
+    /// Kind.
+    pub kind: String,
+    /// Plural given with `--plural`.
+    pub plural: Option<String>,
+    /// A defaulting (mutating) webhook.
+    pub defaulting: bool,
+    /// A validating webhook.
+    pub validation: bool,
+    /// A conversion webhook.
+    pub conversion: bool,
+    /// Versions converted to and from the hub.
+    pub spokes: Vec<String>,
+    /// Custom path of the defaulting webhook.
+    pub defaulting_path: Option<String>,
+    /// Custom path of the validating webhook.
+    pub validation_path: Option<String>,
+    /// The type lives in another Go module.
+    pub external: Option<ExternalApi>,
+    /// Scaffold again what exists.
+    pub force: bool,
+}
+
 /// A type from another module, for `--external-api-*`.
 #[derive(Debug, Clone)]
 pub struct ExternalApi {
@@ -120,6 +149,18 @@ pub trait Layout: Sync {
     /// Runs after `create api` wrote its files (with `--make`): code
     /// generation, formatting, dependency updates.
     fn finish_create_api(&self, dir: &Path, request: &ApiRequest) -> Result<()>;
+
+    /// Checks a `create webhook` request, plans every file change, and
+    /// records the webhooks in `project`.
+    fn plan_create_webhook(
+        &self,
+        dir: &Path,
+        project: &mut ProjectFile,
+        request: &WebhookRequest,
+    ) -> Result<Plan>;
+
+    /// Runs after `create webhook` wrote its files (with `--make`).
+    fn finish_create_webhook(&self, dir: &Path, request: &WebhookRequest) -> Result<()>;
 }
 
 /// Every layout, the default first.

@@ -27,6 +27,10 @@ pub enum Change {
         from: String,
         to: String,
     },
+    /// Switch on a commented-out block: `text` is the block as it should read,
+    /// and the file must hold it with each line prefixed by a single `#`.
+    /// Nothing happens when the block is already switched on.
+    Uncomment { path: PathBuf, text: String },
     /// Add `text` at the end of an existing file, unless the file already
     /// holds it (for lists that have no scaffold marker).
     Append { path: PathBuf, text: String },
@@ -43,6 +47,7 @@ impl Change {
             | Change::Insert { path, .. }
             | Change::Replace { path, .. }
             | Change::Append { path, .. }
+            | Change::Uncomment { path, .. }
             | Change::Write { path, .. } => path,
         }
     }
@@ -138,20 +143,30 @@ fn apply_change(file: &mut ResolvedFile, change: &Change, force: bool) -> Result
                 current.push_str(text);
             }
         }
-        Change::Replace { from, to, .. } => {
-            let Some(current) = file.after.as_mut() else {
-                bail!("{path} does not exist, so it cannot be edited");
-            };
-            if find_at_line_start(current, to).is_none() {
-                let Some(at) = find_at_line_start(current, from) else {
-                    bail!(
-                        "{path} no longer holds the text this command edits: {:?}; restore it or make the change by hand",
-                        from.lines().next().unwrap_or_default()
-                    );
-                };
-                current.replace_range(at..at + from.len(), to);
-            }
+        Change::Uncomment { text, .. } => {
+            let commented: String = text.lines().map(|line| format!("#{line}\n")).collect();
+            replace_lines(file, &commented, text)?;
         }
+        Change::Replace { from, to, .. } => replace_lines(file, from, to)?,
+    }
+    Ok(())
+}
+
+/// Replaces the lines `from` with the lines `to` in a planned file (see
+/// [`Change::Replace`]).
+fn replace_lines(file: &mut ResolvedFile, from: &str, to: &str) -> Result<()> {
+    let path = file.path.display();
+    let Some(current) = file.after.as_mut() else {
+        bail!("{path} does not exist, so it cannot be edited");
+    };
+    if find_at_line_start(current, to).is_none() {
+        let Some(at) = find_at_line_start(current, from) else {
+            bail!(
+                "{path} no longer holds the text this command edits: {:?}; restore it or make the change by hand",
+                from.lines().next().unwrap_or_default()
+            );
+        };
+        current.replace_range(at..at + from.len(), to);
     }
     Ok(())
 }
@@ -165,17 +180,18 @@ fn missing_marker(path: &Path, marker: &str) -> anyhow::Error {
 }
 
 /// Inserts `fragment` above the first line that contains `marker`, unless the
-/// text already contains the fragment. Every other byte is left as it was.
+/// text already holds the fragment as whole lines. Every other byte is left
+/// as it was.
 pub(crate) fn insert_at_marker(text: &mut String, marker: &str, fragment: &str) -> Result<(), ()> {
-    if !fragment.trim().is_empty() && text.contains(fragment) {
-        return Ok(());
-    }
-    let marker_at = text.find(marker).ok_or(())?;
-    let line_start = text[..marker_at].rfind('\n').map_or(0, |i| i + 1);
     let mut insertion = fragment.to_string();
     if !insertion.ends_with('\n') {
         insertion.push('\n');
     }
+    if !fragment.trim().is_empty() && find_at_line_start(text, &insertion).is_some() {
+        return Ok(());
+    }
+    let marker_at = text.find(marker).ok_or(())?;
+    let line_start = text[..marker_at].rfind('\n').map_or(0, |i| i + 1);
     text.insert_str(line_start, &insertion);
     Ok(())
 }

@@ -1,11 +1,11 @@
 //! `create api` for go/v4: API types, controllers, and every file they touch.
 
-use super::core_types::{self, CoreGroup};
+use super::core_types;
+use super::resource_view::{Origin, ResourceSpec, ResourceView, go_identifier};
 use super::{base_context, read_go_header};
 use crate::layouts::{ApiRequest, ExternalApi};
 use crate::machinery::{Change, Plan, Templates};
 use crate::naming::pascal_case;
-use crate::plural::pluralize;
 use crate::project::{ApiEntry, ProjectFile, ResourceEntry};
 use anyhow::{Result, bail};
 use serde::Serialize;
@@ -18,36 +18,6 @@ const SHARED_FILES: &[&str] = &[
     "kustomization.yaml",
     "kustomizeconfig.yaml",
 ];
-
-/// Where the resource's Go type comes from.
-enum Origin {
-    /// Scaffolded in this project under `api/`.
-    Own,
-    /// A Kubernetes built-in type from k8s.io/api.
-    Core(CoreGroup),
-    /// A type from another Go module.
-    External(ExternalApi),
-}
-
-/// The resource, as templates see it (`resource.*`).
-#[derive(Debug, Serialize)]
-pub struct ResourceView {
-    group: String,
-    version: String,
-    kind: String,
-    kind_lower: String,
-    plural: String,
-    custom_plural: bool,
-    domain: String,
-    qualified_group: String,
-    rbac_group: String,
-    import_alias: String,
-    import_path: String,
-    namespaced: bool,
-    ssa: bool,
-    core: bool,
-    external: bool,
-}
 
 /// The controller, as templates see it (`controller.*`).
 #[derive(Debug, Serialize)]
@@ -77,14 +47,15 @@ pub fn plan(dir: &Path, project: &mut ProjectFile, request: &ApiRequest) -> Resu
     let repo = project.repo.clone().unwrap_or_default();
     let domain = project.domain.clone().unwrap_or_default();
     let recorded_plural = existing.and_then(|i| project.resources[i].plural.clone());
-    let resource = resource_view(
-        request,
-        &origin,
-        &repo,
-        &domain,
-        multigroup,
-        recorded_plural,
-    );
+    let spec = ResourceSpec {
+        group: &request.group,
+        version: &request.version,
+        kind: &request.kind,
+        plural: request.plural.clone().or(recorded_plural),
+        namespaced: request.namespaced,
+        ssa: request.ssa,
+    };
+    let resource = ResourceView::new(&spec, &origin, &repo, &domain, multigroup);
     let controller = controller_view(request, &repo, multigroup);
 
     let templates = Templates::load(super::TEMPLATE_DIR)?;
@@ -289,68 +260,6 @@ fn controller_name(request: &ApiRequest) -> String {
         .unwrap_or_else(|| request.kind.to_ascii_lowercase())
 }
 
-/// Builds `resource.*` for templates.
-fn resource_view(
-    request: &ApiRequest,
-    origin: &Origin,
-    repo: &str,
-    domain: &str,
-    multigroup: bool,
-    recorded_plural: Option<String>,
-) -> ResourceView {
-    let kind_lower = request.kind.to_ascii_lowercase();
-    let custom_plural = request.plural.clone().or(recorded_plural);
-    let plural = custom_plural
-        .clone()
-        .unwrap_or_else(|| pluralize(&kind_lower));
-    let (resource_domain, qualified_group, import_path) = match origin {
-        Origin::Own => {
-            let group_dir = if multigroup {
-                format!("{}/", request.group)
-            } else {
-                String::new()
-            };
-            (
-                domain.to_string(),
-                join_domain(&request.group, domain),
-                format!("{repo}/api/{group_dir}{}", request.version),
-            )
-        }
-        Origin::Core(core) => (
-            String::new(),
-            core.api_group.clone(),
-            format!("k8s.io/api/{}/{}", core.package, request.version),
-        ),
-        Origin::External(external) => (
-            external.domain.clone(),
-            join_domain(&request.group, &external.domain),
-            external.path.clone(),
-        ),
-    };
-    let rbac_group = if qualified_group.is_empty() {
-        "core".to_string()
-    } else {
-        qualified_group.clone()
-    };
-    ResourceView {
-        group: request.group.clone(),
-        version: request.version.clone(),
-        kind: request.kind.clone(),
-        import_alias: format!("{}{}", go_identifier(&request.group), request.version),
-        kind_lower,
-        plural,
-        custom_plural: custom_plural.is_some(),
-        domain: resource_domain,
-        qualified_group,
-        rbac_group,
-        import_path,
-        namespaced: request.namespaced,
-        ssa: request.ssa,
-        core: matches!(origin, Origin::Core(_)),
-        external: matches!(origin, Origin::External(_)),
-    }
-}
-
 /// Builds `controller.*` for templates.
 fn controller_view(request: &ApiRequest, repo: &str, multigroup: bool) -> ControllerView {
     let name = controller_name(request);
@@ -389,24 +298,6 @@ fn controller_view(request: &ApiRequest, repo: &str, multigroup: bool) -> Contro
         log_name,
         is_secondary,
     }
-}
-
-/// `group.domain`, or the group alone when there is no domain.
-fn join_domain(group: &str, domain: &str) -> String {
-    if domain.is_empty() {
-        group.to_string()
-    } else {
-        format!("{group}.{domain}")
-    }
-}
-
-/// A group name made into a Go identifier: `foo.policy` → `foopolicy`.
-fn go_identifier(group: &str) -> String {
-    group
-        .chars()
-        .filter(char::is_ascii_alphanumeric)
-        .collect::<String>()
-        .to_ascii_lowercase()
 }
 
 /// Adds an external module with a pinned version to go.mod; without a

@@ -3,12 +3,14 @@
 
 mod core_types;
 mod create_api;
+mod create_webhook;
+mod resource_view;
 mod toolchain;
 mod versions;
 
 pub use versions::{Versions, versions};
 
-use super::{ApiRequest, InitOptions, Layout, License};
+use super::{ApiRequest, InitOptions, Layout, License, WebhookRequest};
 use crate::machinery::{Change, Plan, Templates};
 use crate::project::ProjectFile;
 use anyhow::{Context as _, Result, bail};
@@ -90,6 +92,22 @@ impl Layout for GoV4 {
         request: &ApiRequest,
     ) -> Result<Plan> {
         create_api::plan(dir, project, request)
+    }
+
+    fn plan_create_webhook(
+        &self,
+        dir: &Path,
+        project: &mut ProjectFile,
+        request: &WebhookRequest,
+    ) -> Result<Plan> {
+        create_webhook::plan(dir, project, request)
+    }
+
+    fn finish_create_webhook(&self, dir: &Path, _request: &WebhookRequest) -> Result<()> {
+        require_go(dir)?;
+        toolchain::run_go(dir, &["mod", "tidy"])?;
+        run_make(dir, &["generate"])?;
+        toolchain::run_go(dir, &["fmt", "./..."])
     }
 
     fn finish_create_api(&self, dir: &Path, request: &ApiRequest) -> Result<()> {
@@ -194,22 +212,28 @@ fn boilerplate(templates: &Templates, options: &InitOptions) -> Result<String> {
         License::None => Ok(String::new()),
         License::Custom(text) => Ok(text.clone()),
         License::Apache2 => {
+            // Like kubebuilder, the file keeps the placeholder YEAR, which
+            // controller-gen and this tool replace with the current year.
             let mut context = tera::Context::new();
-            context.insert("year", &current_year());
+            context.insert("year", YEAR_PLACEHOLDER);
             context.insert("owner", options.owner.as_deref().unwrap_or_default());
             templates.render("licenses/apache2.txt.tera", &context)
         }
     }
 }
 
-/// The header for generated Go files: the boilerplate and a blank line, or
-/// nothing when the project has no license header.
+/// Placeholder for the year in `hack/boilerplate.go.txt`.
+const YEAR_PLACEHOLDER: &str = "YEAR";
+
+/// The header for generated Go files: the boilerplate with the current year
+/// and a blank line, or nothing when the project has no license header.
 fn go_header(boilerplate: &str) -> String {
     let trimmed = boilerplate.trim_end();
     if trimmed.is_empty() {
         String::new()
     } else {
-        format!("{trimmed}\n\n")
+        let with_year = trimmed.replace(YEAR_PLACEHOLDER, &current_year().to_string());
+        format!("{with_year}\n\n")
     }
 }
 
@@ -268,5 +292,10 @@ mod tests {
     fn go_header_is_empty_without_a_license() {
         assert_eq!(go_header(""), "");
         assert_eq!(go_header("/*\nx\n*/\n"), "/*\nx\n*/\n\n");
+        let year = current_year().to_string();
+        assert_eq!(
+            go_header("// Copyright YEAR.\n"),
+            format!("// Copyright {year}.\n\n")
+        );
     }
 }
