@@ -173,8 +173,9 @@ fn single_group_project_with_every_kind_of_api() {
         kb_ok(&dir, &args);
         kb_refused_again(&dir, &args);
     }
+    // What a user runs after scaffolding with --make=false.
     run_ok(&dir, "go", &["mod", "tidy"]);
-    run_ok(&dir, "make", &["manifests", "generate"]);
+    run_ok(&dir, "make", &["manifests", "generate", "fmt"]);
     for crd in [
         "crew.example.com_captains.yaml",
         "crew.example.com_firstmates.yaml",
@@ -274,8 +275,9 @@ fn multigroup_project_with_three_groups() {
         kb_ok(&dir, &args);
         kb_refused_again(&dir, &args);
     }
+    // What a user runs after scaffolding with --make=false.
     run_ok(&dir, "go", &["mod", "tidy"]);
-    run_ok(&dir, "make", &["manifests", "generate"]);
+    run_ok(&dir, "make", &["manifests", "generate", "fmt"]);
     assert!(
         dir.join("config/crd/bases/foo.policy.example.com_healthcheckpolicies.yaml")
             .is_file()

@@ -11,13 +11,20 @@ use anyhow::{Result, bail};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
-/// Files rendered once per package or project and shared by later resources.
+/// Files rendered once per package, project or kind and shared by later
+/// resources, matched by the end of their names.
 const SHARED_FILES: &[&str] = &[
     "groupversion_info.go",
     "suite_test.go",
     "kustomization.yaml",
     "kustomizeconfig.yaml",
+    "_admin_role.yaml",
+    "_editor_role.yaml",
+    "_viewer_role.yaml",
 ];
+
+/// Marks the version of a kind that the API server stores.
+const STORAGE_VERSION_MARKER: &str = "// +kubebuilder:storageversion";
 
 /// The controller, as templates see it (`controller.*`).
 #[derive(Debug, Serialize)]
@@ -102,6 +109,9 @@ pub fn plan(dir: &Path, project: &mut ProjectFile, request: &ApiRequest) -> Resu
                 fragment: "// +kubebuilder:ac:generate=true".into(),
             });
         }
+        if let Some(change) = storage_version(dir, project, request, group_dir) {
+            plan.push(change);
+        }
         plan.push(insert(
             "config/crd/kustomization.yaml",
             "+kubebuilder:scaffold:crdkustomizeresource",
@@ -181,6 +191,49 @@ pub fn plan(dir: &Path, project: &mut ProjectFile, request: &ApiRequest) -> Resu
     Ok(plan)
 }
 
+/// When the kind already has an API at another version and none of its
+/// versions is marked as the storage version, marks the first one: a CRD with
+/// several versions needs exactly one, and the oldest holds the stored data.
+fn storage_version(
+    dir: &Path,
+    project: &ProjectFile,
+    request: &ApiRequest,
+    group_dir: &str,
+) -> Option<Change> {
+    let types_file = |version: &str| -> PathBuf {
+        [
+            "api",
+            group_dir,
+            version,
+            &format!("{}_types.go", request.kind.to_ascii_lowercase()),
+        ]
+        .iter()
+        .filter(|s| !s.is_empty())
+        .collect()
+    };
+    let others: Vec<&str> = project
+        .resources
+        .iter()
+        .filter(|r| {
+            r.group.as_deref() == Some(request.group.as_str())
+                && r.kind == request.kind
+                && r.version != request.version
+                && r.api.is_some()
+        })
+        .map(|r| r.version.as_str())
+        .collect();
+    let marked = others.iter().any(|version| {
+        std::fs::read_to_string(dir.join(types_file(version)))
+            .is_ok_and(|text| text.contains(STORAGE_VERSION_MARKER))
+    });
+    let first = others.first()?;
+    (!marked).then(|| Change::Insert {
+        path: types_file(first),
+        marker: "+kubebuilder:object:root=true".into(),
+        fragment: STORAGE_VERSION_MARKER.into(),
+    })
+}
+
 /// An insertion at a scaffold marker.
 fn insert(path: &str, marker: &str, fragment: String) -> Change {
     Change::Insert {
@@ -192,9 +245,11 @@ fn insert(path: &str, marker: &str, fragment: String) -> Change {
 
 /// Creates a file; files shared by several resources are only created when missing.
 fn file_change(path: PathBuf, contents: String) -> Change {
-    let shared = path
-        .file_name()
-        .is_some_and(|name| SHARED_FILES.iter().any(|s| name == *s));
+    let shared = path.file_name().is_some_and(|name| {
+        SHARED_FILES
+            .iter()
+            .any(|s| name.to_string_lossy().ends_with(s))
+    });
     if shared {
         Change::CreateIfMissing { path, contents }
     } else {
