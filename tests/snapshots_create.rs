@@ -38,7 +38,7 @@ fn snapshot_command(dir: &Path, prefix: &str, args: &[&str]) {
         .filter(|(p, b)| before.get(*p).is_some_and(|old| old != *b))
     {
         let label = path.display().to_string();
-        let diff = similar::TextDiff::from_lines(&text(&before[path]), &text(bytes))
+        let diff = similar::TextDiff::from_lines(text(&before[path]), text(bytes))
             .unified_diff()
             .header(&label, &label)
             .to_string();
