@@ -1,0 +1,627 @@
+//! The user's path after scaffolding, against a real API server started by
+//! `tests/support/control-plane up`: `make install`, `make run`, `make
+//! deploy`, `make build-installer`, `make undeploy` and `make uninstall`.
+//!
+//! There is no kubelet, so no pod ever runs: the test checks the objects the
+//! API server accepted. There is no kube-controller-manager either, so when
+//! `make undeploy` deletes the project's namespace the test finalizes the
+//! emptied namespace itself, the one job its namespace controller would do.
+//!
+//! Needs Go, the module proxy and the control-plane binaries
+//! (KUBEBUILDER_ASSETS), so it is run by `scripts/test-all`.
+
+mod common;
+
+use common::{empty_project_dir, kb, shared_tools_bin, stderr, stdout};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const IMG: &str = "example.com/guestbook:v0.0.1";
+const NAMESPACE: &str = "guestbook-system";
+
+/// Environment shared by every command of the test: the control plane's
+/// kubeconfig, its kubectl first on PATH, and the shared tools directory.
+#[derive(Clone)]
+struct Env {
+    kubeconfig: PathBuf,
+    path: String,
+}
+
+impl Env {
+    /// A command with this environment, run in `dir`.
+    fn command(&self, dir: &Path, program: &str, args: &[&str]) -> Command {
+        let mut cmd = Command::new(program);
+        cmd.args(args)
+            .current_dir(dir)
+            .env("KUBECONFIG", &self.kubeconfig)
+            .env("PATH", &self.path)
+            .env("LOCALBIN", shared_tools_bin());
+        cmd
+    }
+
+    /// Runs a command and returns its output, panicking with the command,
+    /// its output and the API server's answer when it fails.
+    fn run(&self, dir: &Path, program: &str, args: &[&str]) -> String {
+        let output = self
+            .command(dir, program, args)
+            .output()
+            .expect("command starts");
+        assert!(
+            output.status.success(),
+            "`{program} {}` failed ({}):\nstdout:\n{}\nstderr (the API server's answer, if any):\n{}",
+            args.join(" "),
+            output.status,
+            stdout(&output),
+            stderr(&output)
+        );
+        stdout(&output)
+    }
+
+    /// Runs kubectl and returns its output (success or not).
+    fn kubectl(&self, args: &[&str]) -> Output {
+        self.command(Path::new("."), "kubectl", args)
+            .output()
+            .expect("kubectl starts")
+    }
+}
+
+/// Runs one step, printing what it checked and how long it took.
+fn step<T>(name: &str, body: impl FnOnce() -> T) -> T {
+    eprintln!("==> {name}");
+    let started = Instant::now();
+    let value = body();
+    eprintln!("    ok: {name} ({:.1}s)", started.elapsed().as_secs_f64());
+    value
+}
+
+/// Polls `check` every half second until it returns true or `limit` passes.
+fn wait_until(what: &str, limit: Duration, mut check: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !check() {
+        assert!(
+            started.elapsed() < limit,
+            "timed out after {limit:?} waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}
+
+/// A control plane from `tests/support/control-plane up`, stopped on drop.
+struct ControlPlane {
+    dir: tempfile::TempDir,
+}
+
+impl ControlPlane {
+    fn up() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let output = Command::new(script())
+            .arg("up")
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "control-plane up failed: {}",
+            stderr(&output)
+        );
+        Self { dir }
+    }
+
+    fn kubeconfig(&self) -> PathBuf {
+        self.dir.path().join("kubeconfig")
+    }
+
+    /// Stops the control plane; returns whether `down` succeeded.
+    fn down(&self) -> bool {
+        Command::new(script())
+            .arg("down")
+            .arg(self.dir.path())
+            .status()
+            .is_ok_and(|s| s.success())
+    }
+
+    /// The API server's port, from the file `up` writes.
+    fn apiserver_port(&self) -> u16 {
+        let env = std::fs::read_to_string(self.dir.path().join("control-plane.env")).unwrap();
+        env.lines()
+            .find_map(|line| line.strip_prefix("APISERVER_PORT="))
+            .and_then(|port| port.trim().parse().ok())
+            .expect("APISERVER_PORT in control-plane.env")
+    }
+}
+
+impl Drop for ControlPlane {
+    fn drop(&mut self) {
+        self.down();
+    }
+}
+
+/// A process group started in the background, interrupted on drop.
+struct Background {
+    child: Child,
+}
+
+impl Background {
+    /// Sends SIGINT to the whole group and waits up to `limit` for the exit.
+    fn interrupt(&mut self, limit: Duration) -> bool {
+        let group = format!("-{}", self.child.id());
+        let _ = Command::new("kill").args(["-INT", "--", &group]).status();
+        let started = Instant::now();
+        while started.elapsed() < limit {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        false
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        if !self.interrupt(Duration::from_secs(10)) {
+            let group = format!("-{}", self.child.id());
+            let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/control-plane")
+}
+
+fn assets() -> PathBuf {
+    PathBuf::from(
+        std::env::var_os("KUBEBUILDER_ASSETS")
+            .expect("KUBEBUILDER_ASSETS is not set; run through scripts/test-all"),
+    )
+}
+
+/// An environment pointing at `plane`.
+fn env_for(plane: &ControlPlane) -> Env {
+    let path = format!(
+        "{}:{}",
+        assets().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    Env {
+        kubeconfig: plane.kubeconfig(),
+        path,
+    }
+}
+
+/// Scaffolds the guestbook project and makes its Reconcile report a condition.
+fn scaffold(dir: &Path, env: &Env) {
+    let run_kb = |args: &[&str]| {
+        let output = kb(dir).args(args).output().unwrap();
+        assert!(
+            output.status.success(),
+            "kubebuilder-rs {args:?} failed: {}",
+            stderr(&output)
+        );
+    };
+    run_kb(&[
+        "init",
+        "--domain",
+        "example.com",
+        "--repo",
+        "example.com/guestbook",
+    ]);
+    run_kb(&[
+        "create",
+        "api",
+        "--group",
+        "webapp",
+        "--version",
+        "v1",
+        "--kind",
+        "Guestbook",
+        "--make=false",
+    ]);
+    run_kb(&[
+        "create",
+        "api",
+        "--group",
+        "webapp",
+        "--version",
+        "v1",
+        "--kind",
+        "Library",
+        "--namespaced=false",
+        "--make=false",
+    ]);
+    run_kb(&[
+        "create",
+        "webhook",
+        "--group",
+        "webapp",
+        "--version",
+        "v1",
+        "--kind",
+        "Guestbook",
+        "--defaulting",
+        "--programmatic-validation",
+        "--make=false",
+    ]);
+    report_condition_in_reconcile(&dir.join("internal/controller/guestbook_controller.go"));
+    env.run(dir, "go", &["mod", "tidy"]);
+    env.run(dir, "make", &["manifests", "generate", "fmt", "vet"]);
+}
+
+/// Adds one status update to the scaffolded Reconcile: an Available condition.
+fn report_condition_in_reconcile(path: &Path) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let imports = "\t\"k8s.io/apimachinery/pkg/runtime\"\n";
+    let body_end = "\n\treturn ctrl.Result{}, nil\n}";
+    assert!(
+        text.contains(imports) && text.contains(body_end),
+        "unexpected controller layout:\n{text}"
+    );
+    let text = text.replacen(
+        imports,
+        "\t\"k8s.io/apimachinery/pkg/api/meta\"\n\tmetav1 \"k8s.io/apimachinery/pkg/apis/meta/v1\"\n\t\"k8s.io/apimachinery/pkg/runtime\"\n",
+        1,
+    );
+    let text = text.replacen(
+        body_end,
+        "
+	var guestbook webappv1.Guestbook
+	if err := r.Get(ctx, req.NamespacedName, &guestbook); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	meta.SetStatusCondition(&guestbook.Status.Conditions, metav1.Condition{
+		Type: \"Available\", Status: metav1.ConditionTrue, Reason: \"Reconciled\", Message: \"seen by the end-to-end test\",
+	})
+	if err := r.Status().Update(ctx, &guestbook); err != nil {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{}, nil
+}",
+        1,
+    );
+    std::fs::write(path, text).unwrap();
+}
+
+/// Applies the cert-manager CRD stand-ins and waits until they are served.
+fn install_cert_manager_crds(env: &Env) {
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cert-manager-crds.yaml");
+    env.run(
+        Path::new("."),
+        "kubectl",
+        &["apply", "-f", fixture.to_str().unwrap()],
+    );
+    env.run(
+        Path::new("."),
+        "kubectl",
+        &[
+            "wait",
+            "--for=condition=Established",
+            "--timeout=60s",
+            "crd/certificates.cert-manager.io",
+            "crd/issuers.cert-manager.io",
+        ],
+    );
+}
+
+/// `(kind, name, namespace)` of every object in a multi-document YAML stream.
+fn objects(yaml: &str) -> Vec<(String, String, Option<String>)> {
+    yaml.split("\n---\n")
+        .filter_map(|doc| serde_norway::from_str::<serde_norway::Value>(doc).ok())
+        .filter_map(|value| {
+            let kind = value.get("kind")?.as_str()?.to_string();
+            let metadata = value.get("metadata")?;
+            let name = metadata.get("name")?.as_str()?.to_string();
+            let namespace = metadata
+                .get("namespace")
+                .and_then(|n| n.as_str())
+                .map(str::to_string);
+            Some((kind, name, namespace))
+        })
+        .collect()
+}
+
+/// kubectl get arguments for one object.
+fn get_args<'a>(kind: &'a str, name: &'a str, namespace: &'a Option<String>) -> Vec<&'a str> {
+    let mut args = vec!["get", kind, name];
+    if let Some(ns) = namespace {
+        args.extend(["-n", ns.as_str()]);
+    }
+    args
+}
+
+/// While `make undeploy` waits for the namespace to go, stands in for the
+/// namespace controller: once the namespace is terminating (and so empty of
+/// the project's objects, which undeploy deleted one by one), finalize it.
+fn finalize_namespace_when_terminating(env: Env) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(120) {
+            let phase = env.kubectl(&[
+                "get",
+                "namespace",
+                NAMESPACE,
+                "-o",
+                "jsonpath={.status.phase}",
+            ]);
+            if !phase.status.success() {
+                return; // gone
+            }
+            if stdout(&phase) == "Terminating" {
+                let body = format!(
+                    "{{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{{\"name\":\"{NAMESPACE}\"}},\"spec\":{{\"finalizers\":[]}}}}"
+                );
+                let mut child = env
+                    .command(
+                        Path::new("."),
+                        "kubectl",
+                        &[
+                            "replace",
+                            "--raw",
+                            &format!("/api/v1/namespaces/{NAMESPACE}/finalize"),
+                            "-f",
+                            "-",
+                        ],
+                    )
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::null())
+                    .spawn()
+                    .unwrap();
+                use std::io::Write;
+                child
+                    .stdin
+                    .take()
+                    .unwrap()
+                    .write_all(body.as_bytes())
+                    .unwrap();
+                let _ = child.wait();
+            }
+            std::thread::sleep(Duration::from_millis(500));
+        }
+    })
+}
+
+#[test]
+#[ignore = "needs Go, the module proxy and KUBEBUILDER_ASSETS; run by scripts/test-all"]
+fn install_run_deploy_undeploy_against_a_real_api_server() {
+    let started = Instant::now();
+    let (_tmp, dir) = empty_project_dir("guestbook");
+    let plane = step("control-plane up", ControlPlane::up);
+    let env = env_for(&plane);
+
+    step(
+        "scaffold: init, two APIs (namespaced, cluster-scoped), defaulting + validation webhook",
+        || scaffold(&dir, &env),
+    );
+
+    step("make install: both CRDs reach Established", || {
+        env.run(&dir, "make", &["install"]);
+        env.run(
+            &dir,
+            "kubectl",
+            &[
+                "wait",
+                "--for=condition=Established",
+                "--timeout=60s",
+                "crd/guestbooks.webapp.example.com",
+                "crd/libraries.webapp.example.com",
+            ],
+        );
+    });
+
+    step(
+        "make run (ENABLE_WEBHOOKS=false): healthz, workers, a sample reconciled, clean SIGINT stop",
+        || {
+            let log_path = dir.join("make-run.log");
+            let log = std::fs::File::create(&log_path).unwrap();
+            let mut run = Background {
+                child: env
+                    .command(&dir, "make", &["run"])
+                    .env("ENABLE_WEBHOOKS", "false")
+                    .stdout(log.try_clone().unwrap())
+                    .stderr(log)
+                    .process_group(0)
+                    .spawn()
+                    .unwrap(),
+            };
+            let log_text = || std::fs::read_to_string(&log_path).unwrap_or_default();
+            wait_until(
+                "the manager's /healthz on :8081",
+                Duration::from_secs(300),
+                || {
+                    std::net::TcpStream::connect("127.0.0.1:8081").is_ok_and(|mut stream| {
+                        use std::io::{Read, Write};
+                        let _ = stream.write_all(b"GET /healthz HTTP/1.0\r\n\r\n");
+                        let mut answer = String::new();
+                        let _ = stream.read_to_string(&mut answer);
+                        answer.starts_with("HTTP/1.0 200") || answer.starts_with("HTTP/1.1 200")
+                    })
+                },
+            );
+            wait_until(
+                "both controllers starting their workers",
+                Duration::from_secs(60),
+                || {
+                    let text = log_text();
+                    let workers: Vec<&str> = text
+                        .lines()
+                        .filter(|l| l.contains("Starting workers"))
+                        .collect();
+                    ["\"guestbook\"", "\"library\""]
+                        .iter()
+                        .all(|name| workers.iter().any(|l| l.contains(name)))
+                },
+            );
+            env.run(
+                &dir,
+                "kubectl",
+                &[
+                    "apply",
+                    "-f",
+                    "config/samples/webapp_v1_guestbook.yaml",
+                    "-n",
+                    "default",
+                ],
+            );
+            wait_until(
+                "the sample's Available condition",
+                Duration::from_secs(60),
+                || {
+                    let out = env.kubectl(&[
+                        "get",
+                        "guestbooks.webapp.example.com",
+                        "guestbook-sample",
+                        "-n",
+                        "default",
+                        "-o",
+                        "jsonpath={.status.conditions[?(@.type==\"Available\")].status}",
+                    ]);
+                    stdout(&out) == "True"
+                },
+            );
+            assert!(
+                run.interrupt(Duration::from_secs(60)),
+                "the manager did not stop on SIGINT"
+            );
+            let text = log_text();
+            assert!(
+                text.contains("All workers finished"),
+                "no clean shutdown in the log:\n{text}"
+            );
+            assert!(!text.contains("panic:"), "the manager panicked:\n{text}");
+        },
+    );
+
+    step(
+        "make deploy: every object of the kustomize output is accepted",
+        || {
+            install_cert_manager_crds(&env);
+            env.run(&dir, "make", &["deploy", &format!("IMG={IMG}")]);
+            let kustomize = shared_tools_bin().join("kustomize");
+            let yaml = env.run(
+                &dir,
+                kustomize.to_str().unwrap(),
+                &["build", "config/default"],
+            );
+            let objects = objects(&yaml);
+            let kinds: Vec<&str> = objects.iter().map(|(k, _, _)| k.as_str()).collect();
+            for kind in [
+                "Namespace",
+                "CustomResourceDefinition",
+                "ServiceAccount",
+                "Role",
+                "ClusterRole",
+                "RoleBinding",
+                "ClusterRoleBinding",
+                "Service",
+                "Deployment",
+                "Certificate",
+                "Issuer",
+                "MutatingWebhookConfiguration",
+                "ValidatingWebhookConfiguration",
+            ] {
+                assert!(kinds.contains(&kind), "the kustomize output has no {kind}");
+            }
+            for (kind, name, namespace) in &objects {
+                env.run(Path::new("."), "kubectl", &get_args(kind, name, namespace));
+            }
+            let image = env.run(
+                Path::new("."),
+                "kubectl",
+                &[
+                    "get",
+                    "deployment",
+                    "guestbook-controller-manager",
+                    "-n",
+                    NAMESPACE,
+                    "-o",
+                    "jsonpath={.spec.template.spec.containers[0].image}",
+                ],
+            );
+            assert_eq!(image, IMG);
+            for kind in [
+                "mutatingwebhookconfiguration",
+                "validatingwebhookconfiguration",
+            ] {
+                let annotations = env.run(
+                    Path::new("."),
+                    "kubectl",
+                    &[
+                        "get",
+                        kind,
+                        "-o",
+                        "jsonpath={.items[*].metadata.annotations}",
+                    ],
+                );
+                assert!(
+                    annotations.contains("cert-manager.io/inject-ca-from"),
+                    "{kind} has no CA injection: {annotations}"
+                );
+            }
+            eprintln!("    {} objects accepted", objects.len());
+        },
+    );
+
+    step(
+        "make build-installer: dist/install.yaml applies to a fresh control plane",
+        || {
+            env.run(&dir, "make", &["build-installer", &format!("IMG={IMG}")]);
+            let installer = dir.join("dist/install.yaml");
+            assert!(installer.is_file(), "no dist/install.yaml");
+            let fresh = ControlPlane::up();
+            let fresh_env = env_for(&fresh);
+            install_cert_manager_crds(&fresh_env);
+            fresh_env.run(
+                &dir,
+                "kubectl",
+                &["apply", "-f", installer.to_str().unwrap()],
+            );
+            let count = objects(&std::fs::read_to_string(&installer).unwrap()).len();
+            eprintln!("    {count} objects applied");
+            assert!(
+                fresh.down(),
+                "control-plane down failed for the fresh plane"
+            );
+        },
+    );
+
+    step(
+        "make undeploy and make uninstall remove everything; again with ignore-not-found=true",
+        || {
+            let finalizer = finalize_namespace_when_terminating(env.clone());
+            env.run(&dir, "make", &["undeploy"]);
+            finalizer.join().unwrap();
+            env.run(&dir, "make", &["uninstall", "ignore-not-found=true"]);
+            for (kind, name) in [
+                ("namespace", NAMESPACE),
+                ("crd", "guestbooks.webapp.example.com"),
+                ("crd", "libraries.webapp.example.com"),
+                ("clusterrole", "guestbook-manager-role"),
+            ] {
+                let out = env.kubectl(&["get", kind, name]);
+                assert!(!out.status.success(), "{kind}/{name} is still there");
+            }
+            env.run(&dir, "make", &["undeploy", "ignore-not-found=true"]);
+            env.run(&dir, "make", &["uninstall", "ignore-not-found=true"]);
+        },
+    );
+
+    step(
+        "control-plane down: nothing left running, no port held",
+        || {
+            let port = plane.apiserver_port();
+            assert!(plane.down(), "control-plane down failed");
+            assert!(
+                std::net::TcpStream::connect(("127.0.0.1", port)).is_err(),
+                "port {port} is still held"
+            );
+        },
+    );
+    eprintln!(
+        "end-to-end test took {:.1}s",
+        started.elapsed().as_secs_f64()
+    );
+}
