@@ -127,15 +127,8 @@ pub struct ApiArgs {
     #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_value_t = false,
           default_missing_value = "true", require_equals = true)]
     pub ssa: bool,
-    /// Import path of a type from another module (a controller for it, no CRD).
-    #[arg(long)]
-    pub external_api_path: Option<String>,
-    /// Domain of the external type's group (e.g. io for cert-manager.io).
-    #[arg(long)]
-    pub external_api_domain: Option<String>,
-    /// Module of the external type, with an optional @version.
-    #[arg(long)]
-    pub external_api_module: Option<String>,
+    #[command(flatten)]
+    pub external: ExternalApiArgs,
     /// Run make generate, go fmt and go mod tidy afterwards (--make=false to skip).
     #[arg(long = "make", default_value_t = true, action = ArgAction::Set, num_args = 0..=1,
           default_missing_value = "true", require_equals = true)]
@@ -180,21 +173,28 @@ pub struct WebhookArgs {
     /// Custom URL path of the validating webhook.
     #[arg(long)]
     pub validation_path: Option<String>,
-    /// Import path of a type from another module.
-    #[arg(long)]
-    pub external_api_path: Option<String>,
-    /// Domain of the external type's group.
-    #[arg(long)]
-    pub external_api_domain: Option<String>,
-    /// Module of the external type, with an optional @version.
-    #[arg(long)]
-    pub external_api_module: Option<String>,
+    #[command(flatten)]
+    pub external: ExternalApiArgs,
     /// Run make generate, go fmt and go mod tidy afterwards (--make=false to skip).
     #[arg(long = "make", default_value_t = true, action = ArgAction::Set, num_args = 0..=1,
           default_missing_value = "true", require_equals = true)]
     pub run_make: bool,
     #[command(flatten)]
     pub write: WriteArgs,
+}
+
+/// Flags that name a type from another Go module.
+#[derive(Debug, Args)]
+pub struct ExternalApiArgs {
+    /// Import path of a type from another module (e.g. github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1).
+    #[arg(long)]
+    pub external_api_path: Option<String>,
+    /// Domain of the external type's group (e.g. io for cert-manager.io).
+    #[arg(long)]
+    pub external_api_domain: Option<String>,
+    /// Module of the external type, with an optional @version.
+    #[arg(long)]
+    pub external_api_module: Option<String>,
 }
 
 /// Flags shared by every command that writes files.

@@ -28,19 +28,7 @@ fn create_api_ok(dir: &Path, args: &[&str]) {
 /// Expects `create api` with `args` to be refused with one line holding
 /// every needle, leaving the directory byte for byte as it was.
 fn assert_refused(dir: &Path, args: &[&str], needles: &[&str]) {
-    let before = snapshot_tree(dir);
-    let output = create_api(dir, args);
-    let message = stderr(&output);
-    assert!(!output.status.success(), "expected a refusal for {args:?}");
-    assert_eq!(
-        message.trim().lines().count(),
-        1,
-        "one line expected: {message}"
-    );
-    for needle in needles {
-        assert!(message.contains(needle), "{needle:?} not in: {message}");
-    }
-    assert_eq!(snapshot_tree(dir), before, "directory changed for {args:?}");
+    common::assert_refused(dir, &["create", "api", "--make=false"], args, needles);
 }
 
 /// A project made by `init`.

@@ -19,23 +19,7 @@ fn kb_ok(dir: &Path, args: &[&str]) {
 /// Expects `create webhook` with `args` to be refused with one line holding
 /// every needle, leaving the directory byte for byte as it was.
 fn assert_refused(dir: &Path, args: &[&str], needles: &[&str]) {
-    let before = snapshot_tree(dir);
-    let output = kb(dir)
-        .args(["create", "webhook", "--make=false"])
-        .args(args)
-        .output()
-        .unwrap();
-    let message = stderr(&output);
-    assert!(!output.status.success(), "expected a refusal for {args:?}");
-    assert_eq!(
-        message.trim().lines().count(),
-        1,
-        "one line expected: {message}"
-    );
-    for needle in needles {
-        assert!(message.contains(needle), "{needle:?} not in: {message}");
-    }
-    assert_eq!(snapshot_tree(dir), before, "directory changed for {args:?}");
+    common::assert_refused(dir, &["create", "webhook", "--make=false"], args, needles);
 }
 
 /// A project with crew/v1 Captain, and FirstMate at v1 and v2.

@@ -6,27 +6,11 @@ mod common;
 use common::{empty_project_dir, init_project, kb, snapshot_tree, stderr, stdout};
 use std::path::Path;
 
-/// Runs init with `args` in `dir`, expects a refusal whose single-line
-/// message contains every `needles`, and checks the directory did not change.
+/// Runs init with `args` (no dependency download, no Go check) and expects
+/// a one-line refusal holding every needle, with `dir` unchanged.
 fn assert_refused(dir: &Path, args: &[&str], needles: &[&str]) {
-    let before = snapshot_tree(dir);
-    let output = kb(dir)
-        .arg("init")
-        .args(args)
-        .args(["--fetch-deps=false", "--skip-go-version-check"])
-        .output()
-        .unwrap();
-    let message = stderr(&output);
-    assert!(!output.status.success(), "expected a refusal for {args:?}");
-    assert_eq!(
-        message.trim().lines().count(),
-        1,
-        "one line expected: {message}"
-    );
-    for needle in needles {
-        assert!(message.contains(needle), "{needle:?} not in: {message}");
-    }
-    assert_eq!(snapshot_tree(dir), before, "directory changed for {args:?}");
+    let init = ["init", "--fetch-deps=false", "--skip-go-version-check"];
+    common::assert_refused(dir, &init, args, needles);
 }
 
 #[test]

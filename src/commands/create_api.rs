@@ -1,6 +1,6 @@
 //! `kubebuilder-rs create api`: an API type and/or a controller.
 
-use crate::cli::ApiArgs;
+use crate::cli::{ApiArgs, ExternalApiArgs};
 use crate::layouts::{self, ApiRequest, ExternalApi};
 use crate::machinery::Change;
 use crate::naming;
@@ -38,11 +38,7 @@ fn request_from_args(args: &ApiArgs) -> Result<ApiRequest> {
     if let Some(name) = &args.controller_name {
         naming::validate_controller_name(name)?;
     }
-    let external = external_api(
-        &args.external_api_path,
-        &args.external_api_domain,
-        &args.external_api_module,
-    )?;
+    let external = external_api(&args.external)?;
     let resource = match (args.resource, &external) {
         (Some(value), _) => value,
         (None, Some(_)) => false,
@@ -77,11 +73,12 @@ fn request_from_args(args: &ApiArgs) -> Result<ApiRequest> {
 
 /// The external API described by `--external-api-path`, `-domain` and
 /// `-module`, if any.
-pub(crate) fn external_api(
-    path: &Option<String>,
-    domain: &Option<String>,
-    module: &Option<String>,
-) -> Result<Option<ExternalApi>> {
+pub(crate) fn external_api(args: &ExternalApiArgs) -> Result<Option<ExternalApi>> {
+    let (path, domain, module) = (
+        &args.external_api_path,
+        &args.external_api_domain,
+        &args.external_api_module,
+    );
     match (path, module) {
         (None, None) => {
             if domain.is_some() {

@@ -78,11 +78,7 @@ fn request_from_args(args: &WebhookArgs) -> Result<WebhookRequest> {
         spokes: args.spoke.clone(),
         defaulting_path: args.defaulting_path.clone(),
         validation_path: args.validation_path.clone(),
-        external: external_api(
-            &args.external_api_path,
-            &args.external_api_domain,
-            &args.external_api_module,
-        )?,
+        external: external_api(&args.external)?,
         force: args.write.force,
     })
 }

@@ -114,3 +114,26 @@ pub fn run_ok(dir: &Path, program: &str, args: &[&str]) -> String {
     );
     text
 }
+
+/// Runs kubebuilder-rs with `command` then `args` in `dir`, expects a refusal
+/// whose single-line message contains every needle, and checks that the
+/// directory is byte for byte as it was.
+pub fn assert_refused(dir: &Path, command: &[&str], args: &[&str], needles: &[&str]) {
+    let before = snapshot_tree(dir);
+    let output = kb(dir)
+        .args(command)
+        .args(args)
+        .output()
+        .expect("run kubebuilder-rs");
+    let message = stderr(&output);
+    assert!(!output.status.success(), "expected a refusal for {args:?}");
+    assert_eq!(
+        message.trim().lines().count(),
+        1,
+        "one line expected: {message}"
+    );
+    for needle in needles {
+        assert!(message.contains(needle), "{needle:?} not in: {message}");
+    }
+    assert_eq!(snapshot_tree(dir), before, "directory changed for {args:?}");
+}
