@@ -31,6 +31,8 @@ pub enum Change {
     /// and the file must hold it with each line prefixed by a single `#`.
     /// Nothing happens when the block is already switched on.
     Uncomment { path: PathBuf, text: String },
+    /// Remove the lines `text` from a file if it holds them (at a line start).
+    RemoveLines { path: PathBuf, text: String },
     /// Add `text` at the end of an existing file, unless the file already
     /// holds it (for lists that have no scaffold marker).
     Append { path: PathBuf, text: String },
@@ -48,6 +50,7 @@ impl Change {
             | Change::Replace { path, .. }
             | Change::Append { path, .. }
             | Change::Uncomment { path, .. }
+            | Change::RemoveLines { path, .. }
             | Change::Write { path, .. } => path,
         }
     }
@@ -148,6 +151,13 @@ fn apply_change(file: &mut ResolvedFile, change: &Change, force: bool) -> Result
             replace_lines(file, &commented, text)?;
         }
         Change::Replace { from, to, .. } => replace_lines(file, from, to)?,
+        Change::RemoveLines { text, .. } => {
+            if let Some(current) = file.after.as_mut()
+                && let Some(at) = find_at_line_start(current, text)
+            {
+                current.replace_range(at..at + text.len(), "");
+            }
+        }
     }
     Ok(())
 }
@@ -180,17 +190,17 @@ fn missing_marker(path: &Path, marker: &str) -> anyhow::Error {
 }
 
 /// Inserts `fragment` above the first line that contains `marker`, unless the
-/// text already holds the fragment as whole lines. Every other byte is left
-/// as it was.
+/// fragment is blank or the text already holds it as whole lines. Every other
+/// byte is left as it was. Fails when the marker is missing.
 pub(crate) fn insert_at_marker(text: &mut String, marker: &str, fragment: &str) -> Result<(), ()> {
+    let marker_at = text.find(marker).ok_or(())?;
     let mut insertion = fragment.to_string();
     if !insertion.ends_with('\n') {
         insertion.push('\n');
     }
-    if !fragment.trim().is_empty() && find_at_line_start(text, &insertion).is_some() {
+    if fragment.trim().is_empty() || find_at_line_start(text, &insertion).is_some() {
         return Ok(());
     }
-    let marker_at = text.find(marker).ok_or(())?;
     let line_start = text[..marker_at].rfind('\n').map_or(0, |i| i + 1);
     text.insert_str(line_start, &insertion);
     Ok(())

@@ -2,7 +2,7 @@
 
 use super::core_types;
 use super::resource_view::{Origin, ResourceSpec, ResourceView, go_identifier};
-use super::{base_context, read_go_header};
+use super::{STORAGE_VERSION_MARKER, base_context, read_go_header, types_file};
 use crate::layouts::{ApiRequest, ExternalApi};
 use crate::machinery::{Change, Plan, Templates};
 use crate::naming::pascal_case;
@@ -22,9 +22,6 @@ const SHARED_FILES: &[&str] = &[
     "_editor_role.yaml",
     "_viewer_role.yaml",
 ];
-
-/// Marks the version of a kind that the API server stores.
-const STORAGE_VERSION_MARKER: &str = "// +kubebuilder:storageversion";
 
 /// The controller, as templates see it (`controller.*`).
 #[derive(Debug, Serialize)]
@@ -200,17 +197,6 @@ fn storage_version(
     request: &ApiRequest,
     group_dir: &str,
 ) -> Option<Change> {
-    let types_file = |version: &str| -> PathBuf {
-        [
-            "api",
-            group_dir,
-            version,
-            &format!("{}_types.go", request.kind.to_ascii_lowercase()),
-        ]
-        .iter()
-        .filter(|s| !s.is_empty())
-        .collect()
-    };
     let others: Vec<&str> = project
         .resources
         .iter()
@@ -223,12 +209,12 @@ fn storage_version(
         .map(|r| r.version.as_str())
         .collect();
     let marked = others.iter().any(|version| {
-        std::fs::read_to_string(dir.join(types_file(version)))
+        std::fs::read_to_string(dir.join(types_file(group_dir, version, &request.kind)))
             .is_ok_and(|text| text.contains(STORAGE_VERSION_MARKER))
     });
     let first = others.first()?;
     (!marked).then(|| Change::Insert {
-        path: types_file(first),
+        path: types_file(group_dir, first, &request.kind),
         marker: "+kubebuilder:object:root=true".into(),
         fragment: STORAGE_VERSION_MARKER.into(),
     })

@@ -7,7 +7,7 @@
 
 use super::core_types;
 use super::resource_view::{Origin, ResourceSpec, ResourceView, go_identifier};
-use super::{base_context, read_go_header};
+use super::{STORAGE_VERSION_MARKER, base_context, read_go_header};
 use crate::layouts::WebhookRequest;
 use crate::machinery::{Change, Plan, Templates};
 use crate::project::{ProjectFile, ResourceEntry, WebhooksEntry};
@@ -32,6 +32,8 @@ enum Target {
     DefaultKustomization,
     /// `config/network-policy/kustomization.yaml`
     NetworkPolicyKustomization,
+    WebhookKustomization,
+    HubTypes,
 }
 
 /// How a fragment is applied to its target.
@@ -107,7 +109,17 @@ const COMMON: &[Step] = &[
 
 /// Fragments of a defaulting webhook.
 const DEFAULTING: &[Step] = &[
-    ("defaulter-imports.go.tera", Target::WebhookFile, IMPORTS),
+    (
+        "context-import.go.tera",
+        Target::WebhookFile,
+        Edit::Insert("+kubebuilder:scaffold:stdlib-imports"),
+    ),
+    ("logf-import.go.tera", Target::WebhookFile, IMPORTS),
+    (
+        "webhook-manifests.yaml.tera",
+        Target::WebhookKustomization,
+        Edit::Insert("+kubebuilder:scaffold:webhookresource"),
+    ),
     ("defaulter-setup.go.tera", Target::WebhookFile, BUILDER),
     ("defaulter.go.tera", Target::WebhookFile, TYPES),
     ("defaulter-test.go.tera", Target::WebhookTest, TESTS),
@@ -120,7 +132,18 @@ const DEFAULTING: &[Step] = &[
 
 /// Fragments of a validating webhook.
 const VALIDATION: &[Step] = &[
+    (
+        "context-import.go.tera",
+        Target::WebhookFile,
+        Edit::Insert("+kubebuilder:scaffold:stdlib-imports"),
+    ),
+    ("logf-import.go.tera", Target::WebhookFile, IMPORTS),
     ("validator-imports.go.tera", Target::WebhookFile, IMPORTS),
+    (
+        "webhook-manifests.yaml.tera",
+        Target::WebhookKustomization,
+        Edit::Insert("+kubebuilder:scaffold:webhookresource"),
+    ),
     ("validator-setup.go.tera", Target::WebhookFile, BUILDER),
     ("validator.go.tera", Target::WebhookFile, TYPES),
     ("validator-test.go.tera", Target::WebhookTest, TESTS),
@@ -133,6 +156,23 @@ const VALIDATION: &[Step] = &[
 
 /// Fragments of a conversion webhook.
 const CONVERSION: &[Step] = &[
+    ("spoke-imports.go.tera", Target::WebhookTest, IMPORTS),
+    ("spoke-imports.go.tera", Target::Suite, IMPORTS),
+    (
+        "suite-spoke-scheme.go.tera",
+        Target::Suite,
+        Edit::Insert("+kubebuilder:scaffold:scheme"),
+    ),
+    (
+        "storageversion.go.tera",
+        Target::HubTypes,
+        Edit::Insert("+kubebuilder:object:root=true"),
+    ),
+    (
+        "uncomment/crd-configurations.yaml.tera",
+        Target::CrdKustomization,
+        Edit::Uncomment,
+    ),
     ("conversion-test.go.tera", Target::WebhookTest, TESTS),
     (
         "crd-webhook-patch.yaml.tera",
@@ -150,7 +190,12 @@ const CONVERSION: &[Step] = &[
         Edit::Insert("+kubebuilder:scaffold:crdkustomizecainjectionname"),
     ),
     (
-        "uncomment/replacements-crd.yaml.tera",
+        "uncomment/replacements-crd-ns.yaml.tera",
+        Target::DefaultKustomization,
+        Edit::Uncomment,
+    ),
+    (
+        "uncomment/replacements-crd-name.yaml.tera",
         Target::DefaultKustomization,
         Edit::Uncomment,
     ),
@@ -235,6 +280,8 @@ pub fn plan(
             Target::CrdKustomization => "config/crd/kustomization.yaml".into(),
             Target::DefaultKustomization => "config/default/kustomization.yaml".into(),
             Target::NetworkPolicyKustomization => "config/network-policy/kustomization.yaml".into(),
+            Target::WebhookKustomization => "config/webhook/kustomization.yaml".into(),
+            Target::HubTypes => super::types_file(group_dir, &request.version, &request.kind),
         }
     };
 
@@ -248,6 +295,13 @@ pub fn plan(
     }
     if request.conversion {
         plan_conversion_files(&templates, &mut context, &vars, &request.spokes, &mut plan)?;
+        // The hub is the storage version: no spoke may claim it too.
+        for spoke in &request.spokes {
+            plan.push(Change::RemoveLines {
+                path: super::types_file(group_dir, spoke, &request.kind),
+                text: format!("{STORAGE_VERSION_MARKER}\n"),
+            });
+        }
     }
     let mut steps: Vec<Step> = COMMON.to_vec();
     for (wanted, group) in [

@@ -123,6 +123,18 @@ impl Layout for GoV4 {
     }
 }
 
+/// Marks the version of a kind that the API server stores.
+const STORAGE_VERSION_MARKER: &str = "// +kubebuilder:storageversion";
+
+/// `api/[<group>/]<version>/<kind>_types.go`, where a kind's Go types live.
+fn types_file(group_dir: &str, version: &str, kind: &str) -> PathBuf {
+    let file = format!("{}_types.go", kind.to_ascii_lowercase());
+    ["api", group_dir, version, &file]
+        .iter()
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
 /// Fails with instructions when Go is not installed.
 fn require_go(dir: &Path) -> Result<()> {
     if toolchain::installed_go_version()?.is_none() {

@@ -1,0 +1,333 @@
+//! Projects with webhooks from `create webhook`, checked with the real Go
+//! toolchain and envtest: they build, vet and lint, `make test` passes, the
+//! deployable tree renders with every part switched on, and the webhooks
+//! really run: the API server calls them when objects are created.
+//!
+//! Needs Go, the module proxy and the control plane (KUBEBUILDER_ASSETS), so
+//! it is ignored by a plain `cargo test` and run by `scripts/test-all`.
+
+mod common;
+
+use common::{empty_project_dir, kb, run_ok, shared_tools_bin, snapshot_tree, stderr};
+use std::path::Path;
+
+/// Runs kubebuilder-rs `args` with `--make=false`, panicking on failure.
+fn kb_ok(dir: &Path, args: &[&str]) {
+    let output = kb(dir).args(args).arg("--make=false").output().unwrap();
+    assert!(
+        output.status.success(),
+        "kubebuilder-rs {args:?} failed: {}",
+        stderr(&output)
+    );
+}
+
+/// Runs kubebuilder-rs `args` again and expects a refusal that changes nothing.
+fn kb_refused_again(dir: &Path, args: &[&str]) {
+    let before = snapshot_tree(dir);
+    let output = kb(dir).args(args).arg("--make=false").output().unwrap();
+    assert!(
+        !output.status.success(),
+        "second run of {args:?} was not refused"
+    );
+    assert_eq!(
+        snapshot_tree(dir),
+        before,
+        "second run of {args:?} changed files"
+    );
+}
+
+/// A project with the APIs the webhooks need.
+fn project_with_apis(name: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let (tmp, dir) = empty_project_dir(name);
+    let output = kb(&dir)
+        .args([
+            "init",
+            "--domain",
+            "example.com",
+            "--repo",
+            &format!("example.com/{name}"),
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "init failed: {}", stderr(&output));
+    kb_ok(
+        &dir,
+        &[
+            "create",
+            "api",
+            "--group",
+            "crew",
+            "--version",
+            "v1",
+            "--kind",
+            "Captain",
+        ],
+    );
+    kb_ok(
+        &dir,
+        &[
+            "create",
+            "api",
+            "--group",
+            "crew",
+            "--version",
+            "v1",
+            "--kind",
+            "Admiral",
+            "--namespaced=false",
+        ],
+    );
+    kb_ok(
+        &dir,
+        &[
+            "create",
+            "api",
+            "--group",
+            "crew",
+            "--version",
+            "v1",
+            "--kind",
+            "FirstMate",
+        ],
+    );
+    kb_ok(
+        &dir,
+        &[
+            "create",
+            "api",
+            "--group",
+            "crew",
+            "--version",
+            "v2",
+            "--kind",
+            "FirstMate",
+            "--controller=false",
+        ],
+    );
+    (tmp, dir)
+}
+
+/// Generates code and manifests as a user does after `--make=false`.
+fn generate(dir: &Path) {
+    run_ok(dir, "go", &["mod", "tidy"]);
+    run_ok(dir, "make", &["manifests", "generate", "fmt"]);
+}
+
+#[test]
+#[ignore = "needs Go, the module proxy and KUBEBUILDER_ASSETS; run by scripts/test-all"]
+fn every_kind_of_webhook_builds_lints_tests_and_deploys_as_yaml() {
+    assert!(
+        std::env::var_os("KUBEBUILDER_ASSETS").is_some(),
+        "KUBEBUILDER_ASSETS is not set; run through scripts/test-all"
+    );
+    let (_tmp, dir) = project_with_apis("guestbook");
+    let steps: &[&[&str]] = &[
+        &[
+            "--group",
+            "crew",
+            "--version",
+            "v1",
+            "--kind",
+            "Captain",
+            "--defaulting",
+        ],
+        &[
+            "--group",
+            "crew",
+            "--version",
+            "v1",
+            "--kind",
+            "Captain",
+            "--programmatic-validation",
+        ],
+        &[
+            "--group",
+            "crew",
+            "--version",
+            "v1",
+            "--kind",
+            "Admiral",
+            "--defaulting",
+            "--programmatic-validation",
+            "--defaulting-path=/default-admiral",
+            "--validation-path=/validate-admiral",
+        ],
+        &[
+            "--group",
+            "crew",
+            "--version",
+            "v1",
+            "--kind",
+            "FirstMate",
+            "--conversion",
+            "--spoke",
+            "v2",
+        ],
+        &[
+            "--group",
+            "core",
+            "--version",
+            "v1",
+            "--kind",
+            "Pod",
+            "--defaulting",
+        ],
+        &[
+            "--group",
+            "apps",
+            "--version",
+            "v1",
+            "--kind",
+            "Deployment",
+            "--defaulting",
+            "--programmatic-validation",
+        ],
+    ];
+    for step in steps {
+        let args = [&["create", "webhook"][..], step].concat();
+        kb_ok(&dir, &args);
+        kb_refused_again(&dir, &args);
+    }
+    generate(&dir);
+    let manifests = std::fs::read_to_string(dir.join("config/webhook/manifests.yaml")).unwrap();
+    for path in [
+        "/default-admiral",
+        "/validate-admiral",
+        "/mutate--v1-pod",
+        "/validate-apps-v1-deployment",
+        "/mutate-crew-example-com-v1-captain",
+    ] {
+        assert!(
+            manifests.contains(path),
+            "no webhook at {path} in config/webhook/manifests.yaml"
+        );
+    }
+    run_ok(&dir, "go", &["build", "./..."]);
+    run_ok(&dir, "go", &["vet", "./..."]);
+    run_ok(&dir, "make", &["lint"]);
+    run_ok(&dir, "make", &["test"]);
+    run_ok(&dir, "make", &["kustomize"]);
+    let kustomize = shared_tools_bin().join("kustomize");
+    let yaml = run_ok(
+        &dir,
+        kustomize.to_str().unwrap(),
+        &["build", "config/default"],
+    );
+    for needle in [
+        "kind: MutatingWebhookConfiguration",
+        "kind: ValidatingWebhookConfiguration",
+        "cert-manager.io/inject-ca-from: guestbook-system/guestbook-serving-cert",
+        "kind: Certificate",
+        "kind: Issuer",
+        "strategy: Webhook",
+        "path: /convert",
+    ] {
+        assert!(
+            yaml.contains(needle),
+            "{needle:?} missing from kustomize build config/default"
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs Go, the module proxy and KUBEBUILDER_ASSETS; run by scripts/test-all"]
+fn webhooks_are_called_by_the_api_server() {
+    assert!(
+        std::env::var_os("KUBEBUILDER_ASSETS").is_some(),
+        "KUBEBUILDER_ASSETS is not set; run through scripts/test-all"
+    );
+    let (_tmp, dir) = project_with_apis("rules");
+    kb_ok(
+        &dir,
+        &[
+            "create",
+            "webhook",
+            "--group",
+            "crew",
+            "--version",
+            "v1",
+            "--kind",
+            "Captain",
+            "--defaulting",
+            "--programmatic-validation",
+        ],
+    );
+    add_rules(&dir.join("internal/webhook/v1/captain_webhook.go"));
+    std::fs::write(
+        dir.join("internal/webhook/v1/captain_rules_test.go"),
+        RULES_TEST,
+    )
+    .unwrap();
+    generate(&dir);
+    let out = run_ok(
+        &dir,
+        "go",
+        &[
+            "test",
+            "./internal/webhook/v1/",
+            "-count=1",
+            "-v",
+            "-ginkgo.v",
+            "-ginkgo.no-color",
+        ],
+    );
+    for spec in ["fills in foo when it is empty", "rejects foo=forbidden"] {
+        assert!(out.contains(spec), "the spec {spec:?} did not run:\n{out}");
+    }
+}
+
+/// Fills the scaffolded defaulting and validation bodies with one rule each.
+fn add_rules(path: &Path) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let default_todo = "\t// TODO(user): set the defaults here, for example:\n";
+    let validate_todo = "\t// TODO(user): return an error for an invalid object.\n";
+    assert!(
+        text.contains(default_todo) && text.contains(validate_todo),
+        "unexpected webhook layout:\n{text}"
+    );
+    let text = text.replacen(
+        default_todo,
+        "\tif obj.Spec.Foo == nil || *obj.Spec.Foo == \"\" {\n\t\tvalue := \"filled-by-webhook\"\n\t\tobj.Spec.Foo = &value\n\t}\n",
+        1,
+    );
+    let text = text.replacen(
+        validate_todo,
+        "\tif obj.Spec.Foo != nil && *obj.Spec.Foo == \"forbidden\" {\n\t\treturn nil, fmt.Errorf(\"foo must not be %q\", *obj.Spec.Foo)\n\t}\n",
+        1,
+    );
+    let text = text.replacen("import (\n", "import (\n\t\"fmt\"\n", 1);
+    std::fs::write(path, text).unwrap();
+}
+
+/// A test that goes through the envtest API server, whose webhook
+/// configurations point at the suite's webhook server.
+const RULES_TEST: &str = r#"package v1
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	crewv1 "example.com/rules/api/v1"
+)
+
+var _ = Describe("Captain webhooks through the API server", func() {
+	It("fills in foo when it is empty", func() {
+		obj := &crewv1.Captain{ObjectMeta: metav1.ObjectMeta{Name: "defaulted", Namespace: "default"}}
+		Expect(k8sClient.Create(ctx, obj)).To(Succeed())
+		Expect(obj.Spec.Foo).NotTo(BeNil())
+		Expect(*obj.Spec.Foo).To(Equal("filled-by-webhook"))
+	})
+
+	It("rejects foo=forbidden", func() {
+		forbidden := "forbidden"
+		obj := &crewv1.Captain{
+			ObjectMeta: metav1.ObjectMeta{Name: "rejected", Namespace: "default"},
+			Spec:       crewv1.CaptainSpec{Foo: &forbidden},
+		}
+		err := k8sClient.Create(ctx, obj)
+		Expect(err).To(HaveOccurred())
+		Expect(err.Error()).To(ContainSubstring(`foo must not be "forbidden"`))
+	})
+})
+"#;
