@@ -142,3 +142,84 @@ fn create_api_multigroup() {
         ],
     );
 }
+
+#[test]
+fn create_webhook_single_group() {
+    let (_tmp, dir) = empty_project_dir("guestbook");
+    init_project(&dir, &["--owner", "The Guestbook Authors"]);
+    run(
+        &dir,
+        &[
+            "create",
+            "api",
+            "--group",
+            "crew",
+            "--version",
+            "v1",
+            "--kind",
+            "FirstMate",
+        ],
+    );
+    run(
+        &dir,
+        &[
+            "create",
+            "api",
+            "--group",
+            "crew",
+            "--version",
+            "v2",
+            "--kind",
+            "FirstMate",
+            "--controller=false",
+        ],
+    );
+    snapshot_command(
+        &dir,
+        "webhook_firstmate_defaulting_validation",
+        &[
+            "create",
+            "webhook",
+            "--group",
+            "crew",
+            "--version",
+            "v1",
+            "--kind",
+            "FirstMate",
+            "--defaulting",
+            "--programmatic-validation",
+        ],
+    );
+    snapshot_command(
+        &dir,
+        "webhook_firstmate_conversion",
+        &[
+            "create",
+            "webhook",
+            "--group",
+            "crew",
+            "--version",
+            "v1",
+            "--kind",
+            "FirstMate",
+            "--conversion",
+            "--spoke",
+            "v2",
+        ],
+    );
+    snapshot_command(
+        &dir,
+        "webhook_pod_core",
+        &[
+            "create",
+            "webhook",
+            "--group",
+            "core",
+            "--version",
+            "v1",
+            "--kind",
+            "Pod",
+            "--defaulting",
+        ],
+    );
+}
