@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{empty_project_dir, kb, run_ok, snapshot_tree, stderr};
+use common::{kb, persistent_project_dir, run_ok, snapshot_tree, stderr};
 use std::path::Path;
 
 /// Runs kubebuilder-rs `args` in `dir`, panicking on failure.
@@ -88,7 +88,7 @@ fn assert_controller_specs_ran(dir: &Path, packages: &str, kinds: &[&str]) {
 #[test]
 #[ignore = "needs Go, the module proxy and KUBEBUILDER_ASSETS; run by scripts/test-all"]
 fn single_group_project_with_every_kind_of_api() {
-    let (_tmp, dir) = empty_project_dir("guestbook");
+    let dir = persistent_project_dir("guestbook");
     kb_ok(
         &dir,
         &[
@@ -216,7 +216,7 @@ fn single_group_project_with_every_kind_of_api() {
 #[test]
 #[ignore = "needs Go, the module proxy and KUBEBUILDER_ASSETS; run by scripts/test-all"]
 fn multigroup_project_with_three_groups() {
-    let (_tmp, dir) = empty_project_dir("fleet");
+    let dir = persistent_project_dir("fleet");
     kb_ok(
         &dir,
         &[
@@ -297,7 +297,7 @@ fn multigroup_project_with_three_groups() {
 #[test]
 #[ignore = "needs Go and the module proxy; run by scripts/test-all"]
 fn create_api_with_make_leaves_a_project_that_builds() {
-    let (_tmp, dir) = empty_project_dir("quick");
+    let dir = persistent_project_dir("quick");
     kb_ok(
         &dir,
         &[

@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{empty_project_dir, kb, run_ok, shared_tools_bin, snapshot_tree, stderr};
+use common::{kb, persistent_project_dir, run_ok, shared_tools_bin, snapshot_tree, stderr};
 use std::path::Path;
 
 /// Runs kubebuilder-rs `args` with `--make=false`, panicking on failure.
@@ -37,8 +37,8 @@ fn kb_refused_again(dir: &Path, args: &[&str]) {
 }
 
 /// A project with the APIs the webhooks need.
-fn project_with_apis(name: &str) -> (tempfile::TempDir, std::path::PathBuf) {
-    let (tmp, dir) = empty_project_dir(name);
+fn project_with_apis(name: &str) -> std::path::PathBuf {
+    let dir = persistent_project_dir(name);
     let output = kb(&dir)
         .args([
             "init",
@@ -104,7 +104,7 @@ fn project_with_apis(name: &str) -> (tempfile::TempDir, std::path::PathBuf) {
             "--controller=false",
         ],
     );
-    (tmp, dir)
+    dir
 }
 
 /// Generates code and manifests as a user does after `--make=false`.
@@ -120,7 +120,7 @@ fn every_kind_of_webhook_builds_lints_tests_and_deploys_as_yaml() {
         std::env::var_os("KUBEBUILDER_ASSETS").is_some(),
         "KUBEBUILDER_ASSETS is not set; run through scripts/test-all"
     );
-    let (_tmp, dir) = project_with_apis("guestbook");
+    let dir = project_with_apis("guestbook");
     let steps: &[&[&str]] = &[
         &[
             "--group",
@@ -236,7 +236,7 @@ fn webhooks_are_called_by_the_api_server() {
         std::env::var_os("KUBEBUILDER_ASSETS").is_some(),
         "KUBEBUILDER_ASSETS is not set; run through scripts/test-all"
     );
-    let (_tmp, dir) = project_with_apis("rules");
+    let dir = project_with_apis("rules");
     kb_ok(
         &dir,
         &[

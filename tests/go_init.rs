@@ -7,12 +7,12 @@
 
 mod common;
 
-use common::{empty_project_dir, kb, run_ok, shared_tools_bin, stderr};
+use common::{kb, persistent_project_dir, run_ok, shared_tools_bin, stderr};
 
 #[test]
 #[ignore = "needs Go and the module proxy; run by scripts/test-all"]
 fn fresh_init_builds_vets_lints_and_deploys_as_yaml() {
-    let (_tmp, dir) = empty_project_dir("guestbook");
+    let dir = persistent_project_dir("guestbook");
     let output = kb(&dir)
         .args([
             "init",
@@ -74,7 +74,7 @@ fn fresh_init_builds_vets_lints_and_deploys_as_yaml() {
 #[test]
 #[ignore = "needs Go and the module proxy; run by scripts/test-all"]
 fn namespaced_init_builds_and_uses_namespaced_rbac() {
-    let (_tmp, dir) = empty_project_dir("fleet");
+    let dir = persistent_project_dir("fleet");
     let output = kb(&dir)
         .args([
             "init",

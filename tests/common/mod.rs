@@ -137,3 +137,24 @@ pub fn assert_refused(dir: &Path, command: &[&str], args: &[&str], needles: &[&s
     }
     assert_eq!(snapshot_tree(dir), before, "directory changed for {args:?}");
 }
+
+/// An empty directory `name` for a test that runs golangci-lint, at a path
+/// that stays the same from run to run (under the cache, keyed by the test's
+/// name) and is kept until that test runs again. golangci-lint caches its
+/// results by package content and reads the files again to drop issues in
+/// generated code; a project in a deleted temp dir would make that fail.
+pub fn persistent_project_dir(name: &str) -> PathBuf {
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("main")
+        .replace("::", "-");
+    let dir = shared_tools_bin()
+        .with_file_name("test-projects")
+        .join(test)
+        .join(name);
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).expect("clear the previous run's project");
+    }
+    std::fs::create_dir_all(&dir).expect("create project dir");
+    dir
+}
