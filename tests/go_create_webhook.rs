@@ -50,60 +50,25 @@ fn project_with_apis(name: &str) -> std::path::PathBuf {
         .output()
         .unwrap();
     assert!(output.status.success(), "init failed: {}", stderr(&output));
-    kb_ok(
-        &dir,
+    let apis: &[&[&str]] = &[
+        &["--version", "v1", "--kind", "Captain"],
+        &["--version", "v1", "--kind", "Admiral", "--namespaced=false"],
+        &["--version", "v1", "--kind", "Navigator"],
+        &["--version", "v1", "--kind", "FirstMate"],
         &[
-            "create",
-            "api",
-            "--group",
-            "crew",
-            "--version",
-            "v1",
-            "--kind",
-            "Captain",
-        ],
-    );
-    kb_ok(
-        &dir,
-        &[
-            "create",
-            "api",
-            "--group",
-            "crew",
-            "--version",
-            "v1",
-            "--kind",
-            "Admiral",
-            "--namespaced=false",
-        ],
-    );
-    kb_ok(
-        &dir,
-        &[
-            "create",
-            "api",
-            "--group",
-            "crew",
-            "--version",
-            "v1",
-            "--kind",
-            "FirstMate",
-        ],
-    );
-    kb_ok(
-        &dir,
-        &[
-            "create",
-            "api",
-            "--group",
-            "crew",
             "--version",
             "v2",
             "--kind",
             "FirstMate",
             "--controller=false",
         ],
-    );
+    ];
+    for api in apis {
+        kb_ok(
+            &dir,
+            &[&["create", "api", "--group", "crew"][..], api].concat(),
+        );
+    }
     dir
 }
 
@@ -146,11 +111,21 @@ fn every_kind_of_webhook_builds_lints_tests_and_deploys_as_yaml() {
             "--version",
             "v1",
             "--kind",
+            "Navigator",
+            "--defaulting",
+            "--programmatic-validation",
+            "--defaulting-path=/default-navigator",
+            "--validation-path=/validate-navigator",
+        ],
+        &[
+            "--group",
+            "crew",
+            "--version",
+            "v1",
+            "--kind",
             "Admiral",
             "--defaulting",
             "--programmatic-validation",
-            "--defaulting-path=/default-admiral",
-            "--validation-path=/validate-admiral",
         ],
         &[
             "--group",
@@ -191,8 +166,9 @@ fn every_kind_of_webhook_builds_lints_tests_and_deploys_as_yaml() {
     generate(&dir);
     let manifests = std::fs::read_to_string(dir.join("config/webhook/manifests.yaml")).unwrap();
     for path in [
-        "/default-admiral",
-        "/validate-admiral",
+        "/default-navigator",
+        "/validate-navigator",
+        "/validate-crew-example-com-v1-admiral",
         "/mutate--v1-pod",
         "/validate-apps-v1-deployment",
         "/mutate-crew-example-com-v1-captain",
