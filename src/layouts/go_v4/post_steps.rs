@@ -3,7 +3,7 @@
 //!
 //! - `go get` for an external module given without a version;
 //! - `go mod tidy` only when go.mod was edited, go.sum is missing, or a new
-//!   file imports a module go.mod lists only as indirect;
+//!   or generated file imports a module go.mod does not require directly;
 //! - `gofmt -w` on the Go files the command wrote, not the whole tree;
 //! - controller-gen (`object` and `applyconfiguration`, as `make generate`)
 //!   on the API packages whose types changed only.
@@ -120,7 +120,13 @@ pub fn run(dir: &Path, changes: &Changes) -> Result<()> {
     if let Some(module) = changes.go_get {
         progress.run(dir, &Step::new("go", &["get", module]))?;
     }
-    if changes.go_get.is_some() || needs_tidy(dir, changes.written) {
+    // Code generation loads the API packages, so a go.mod without the sums
+    // it needs is tidied first; otherwise tidying, if needed, comes last,
+    // when the generated files can be checked too.
+    let tidy_first = changes.go_get.is_some()
+        || changes.written.iter().any(|p| p == Path::new("go.mod"))
+        || !dir.join("go.sum").is_file();
+    if tidy_first {
         progress.run(dir, &Step::new("go", &["mod", "tidy"]))?;
     }
 
@@ -150,7 +156,37 @@ pub fn run(dir: &Path, changes: &Changes) -> Result<()> {
             .join()
             .unwrap_or_else(|_| bail!("code generation panicked"));
         formatting.and(generated)
-    })
+    })?;
+
+    if !tidy_first {
+        // Generated code may import modules the written files do not (apply
+        // configurations use structured-merge-diff).
+        let mut checked = changes.written.to_vec();
+        for package in &packages {
+            go_files_below(&dir.join(package), dir, &mut checked);
+        }
+        if needs_tidy(dir, &checked) {
+            progress.run(dir, &Step::new("go", &["mod", "tidy"]))?;
+        }
+    }
+    Ok(())
+}
+
+/// Adds the Go files below `folder` to `out`, relative to `root`.
+fn go_files_below(folder: &Path, root: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            go_files_below(&path, root, out);
+        } else if path.extension().is_some_and(|e| e == "go")
+            && let Ok(relative) = path.strip_prefix(root)
+        {
+            out.push(relative.to_path_buf());
+        }
+    }
 }
 
 /// `gofmt -w` on `files`, or nothing when there are none.
