@@ -109,6 +109,56 @@ impl Templates {
             .map_err(|e| anyhow!("cannot render template {name}: {}", tera_chain(&e)))
     }
 
+    /// Parses every loaded template now, spread over the machine's cores.
+    /// Worth it when a command renders most of what it loaded (`init`);
+    /// otherwise templates are parsed one by one as they are rendered.
+    pub fn parse_all(&self) -> Result<()> {
+        let mut tera = self.tera.borrow_mut();
+        let mut pending: Vec<(&str, &str)> = self
+            .sources
+            .iter()
+            .filter(|(name, source)| {
+                has_tags(source) && !tera.get_template_names().any(|n| n == name.as_str())
+            })
+            .map(|(name, source)| (name.as_str(), *source))
+            .collect();
+        let threads = std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .clamp(1, 4);
+        // Largest first, dealt round-robin, so the shares are about even.
+        pending.sort_by_key(|(_, source)| std::cmp::Reverse(source.len()));
+        let mut shares: Vec<Vec<(&str, &str)>> = vec![Vec::new(); threads];
+        for (i, template) in pending.into_iter().enumerate() {
+            shares[i % threads].push(template);
+        }
+        let parsed: Vec<tera::Result<tera::Tera>> = std::thread::scope(|scope| {
+            let mut shares = shares.into_iter();
+            let own = shares.next().unwrap_or_default();
+            let handles: Vec<_> = shares
+                .map(|share| scope.spawn(move || parse_share(share)))
+                .collect();
+            let mut results = vec![parse_share(own)];
+            results.extend(
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|_| parse_share(Vec::new()))),
+            );
+            results
+        });
+        for share in parsed {
+            let share = share.map_err(|e| {
+                anyhow!(
+                    "invalid template in layout {}: {}",
+                    self.layout,
+                    tera_chain(&e)
+                )
+            })?;
+            tera.extend(&share)
+                .map_err(|e| anyhow!("cannot load templates: {}", tera_chain(&e)))?;
+        }
+        Ok(())
+    }
+
     /// Lists the templates below `folder` (relative to the layout folder), with
     /// the output path of each relative to that folder. Sorted by name.
     pub fn tree(&self, folder: &str) -> Vec<TemplateFile> {
@@ -124,6 +174,14 @@ impl Templates {
             })
             .collect()
     }
+}
+
+/// Parses a share of the templates into a Tera instance of its own.
+fn parse_share(share: Vec<(&str, &str)>) -> tera::Result<tera::Tera> {
+    let mut tera = tera::Tera::default();
+    tera.autoescape_on(Vec::new());
+    tera.add_raw_templates(share)?;
+    Ok(tera)
 }
 
 /// Whether `source` holds any Tera tag (expression, statement or comment).

@@ -51,6 +51,8 @@ impl Layout for GoV4 {
 
     fn plan_init(&self, options: &InitOptions, project: &ProjectFile) -> Result<Plan> {
         let templates = Templates::load(TEMPLATE_DIR, &["init", "licenses"])?;
+        // `init` renders every one of them.
+        templates.parse_all()?;
         let repo = project.repo.clone().unwrap_or_default();
         let boilerplate = boilerplate(&templates, options)?;
         let context = base_context(project, &go_header(&boilerplate))?;
