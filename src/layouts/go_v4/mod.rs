@@ -115,13 +115,13 @@ impl Layout for GoV4 {
         post_steps::require_go(dir)?;
         // The module of an external type was added by `create api`; a
         // missing one is found by the import check, which runs `go mod tidy`.
-        post_steps::run(
-            dir,
-            &post_steps::Changes {
-                written,
-                go_get: None,
-            },
-        )
+        // Webhooks change no API types, so no code is generated.
+        let changes = post_steps::Changes {
+            written,
+            go_get: None,
+            api_packages: Default::default(),
+        };
+        post_steps::run(dir, &changes)
     }
 
     fn finish_create_api(
@@ -131,8 +131,16 @@ impl Layout for GoV4 {
         written: &[PathBuf],
     ) -> Result<()> {
         post_steps::require_go(dir)?;
-        let go_get = unversioned_module(request.external.as_ref());
-        post_steps::run(dir, &post_steps::Changes { written, go_get })
+        let changes = post_steps::Changes {
+            written,
+            go_get: unversioned_module(request.external.as_ref()),
+            api_packages: if request.resource {
+                post_steps::api_packages(written, &request.version)
+            } else {
+                Default::default()
+            },
+        };
+        post_steps::run(dir, &changes)
     }
 }
 

@@ -112,6 +112,9 @@ pub struct Changes<'a> {
     pub written: &'a [PathBuf],
     /// An external module to `go get` (given without a version).
     pub go_get: Option<&'a str>,
+    /// The API packages whose types changed, to generate code for (see
+    /// [`api_packages`]).
+    pub api_packages: BTreeSet<PathBuf>,
 }
 
 /// Runs the post-steps for `changes` in the project at `dir`.
@@ -135,7 +138,7 @@ pub fn run(dir: &Path, changes: &Changes) -> Result<()> {
         .iter()
         .filter(|p| p.extension().is_some_and(|e| e == "go") && dir.join(p).is_file())
         .collect();
-    let packages = api_packages(changes.written);
+    let packages = &changes.api_packages;
     let (api_files, other_files): (Vec<&PathBuf>, Vec<&PathBuf>) = go_files
         .into_iter()
         .partition(|p| p.parent().is_some_and(|d| packages.contains(d)));
@@ -149,7 +152,7 @@ pub fn run(dir: &Path, changes: &Changes) -> Result<()> {
             if let Some(step) = gofmt(&api_files) {
                 progress.run(dir, &step)?;
             }
-            progress.run(dir, &controller_gen(dir, &packages))
+            progress.run(dir, &controller_gen(dir, packages))
         });
         let formatting = gofmt(&other_files).map_or(Ok(()), |step| progress.run(dir, &step));
         let generated = generation
@@ -162,7 +165,7 @@ pub fn run(dir: &Path, changes: &Changes) -> Result<()> {
         // Generated code may import modules the written files do not (apply
         // configurations use structured-merge-diff).
         let mut checked = changes.written.to_vec();
-        for package in &packages {
+        for package in packages {
             go_files_below(&dir.join(package), dir, &mut checked);
         }
         if needs_tidy(dir, &checked) {
@@ -225,14 +228,20 @@ fn controller_gen(dir: &Path, packages: &BTreeSet<PathBuf>) -> Step {
     Step::new(binary, &args)
 }
 
-/// The API packages whose types the command wrote (a `*_types.go` or
-/// `groupversion_info.go` under `api/`): they need their deep-copy methods
-/// and apply configurations generated again. Conversion and webhook files
-/// declare no types, so they need none.
-pub fn api_packages(written: &[PathBuf]) -> BTreeSet<PathBuf> {
+/// The API packages of `version` whose types the command wrote (a
+/// `*_types.go` or `groupversion_info.go` under `api/`): they need their
+/// deep-copy methods and apply configurations generated again. Other
+/// versions' types files only get a storage-version marker, which changes
+/// no generated code; conversion and webhook files declare no types.
+pub fn api_packages(written: &[PathBuf], version: &str) -> BTreeSet<PathBuf> {
     written
         .iter()
         .filter(|p| p.starts_with("api"))
+        .filter(|p| {
+            p.parent()
+                .and_then(Path::file_name)
+                .is_some_and(|v| v == version)
+        })
         .filter(|p| {
             p.file_name().is_some_and(|n| {
                 let n = n.to_string_lossy();
@@ -362,13 +371,14 @@ mod tests {
             "api/crew/v1/captain_types.go",
             "api/crew/v1/groupversion_info.go",
             "api/crew/v2/captain_conversion.go",
+            "api/crew/v2/captain_types.go",
             "internal/controller/crew/captain_controller.go",
             "cmd/main.go",
         ]
         .iter()
         .map(PathBuf::from)
         .collect();
-        let packages: Vec<PathBuf> = api_packages(&written).into_iter().collect();
+        let packages: Vec<PathBuf> = api_packages(&written, "v1").into_iter().collect();
         assert_eq!(packages, vec![PathBuf::from("api/crew/v1")]);
     }
 
