@@ -7,7 +7,9 @@
 
 mod common;
 
-use common::{kb, persistent_project_dir, run_ok, snapshot_tree, stderr};
+use common::{
+    assert_ready_to_build, kb, kb_with_make, persistent_project_dir, run_ok, snapshot_tree, stderr,
+};
 use std::path::Path;
 
 /// Runs kubebuilder-rs `args` in `dir`, panicking on failure.
@@ -308,22 +310,49 @@ fn create_api_with_make_leaves_a_project_that_builds() {
             "example.com/quick",
         ],
     );
-    kb_ok(
-        &dir,
-        &[
-            "create",
-            "api",
-            "--group",
-            "crew",
-            "--version",
-            "v1",
-            "--kind",
-            "Captain",
-        ],
-    );
+    let create = |args: &[&str]| {
+        let mut all = vec!["create", "api"];
+        all.extend(args);
+        kb_with_make(&dir, &all);
+        assert_ready_to_build(&dir);
+    };
+    create(&[
+        "--group",
+        "crew",
+        "--version",
+        "v1",
+        "--kind",
+        "Captain",
+        "--resource",
+        "--controller",
+    ]);
     assert!(
         dir.join("api/v1/zz_generated.deepcopy.go").is_file(),
-        "make generate did not run"
+        "deep-copy methods were not generated"
     );
-    run_ok(&dir, "go", &["build", "./..."]);
+    // Another version of the same kind, with server-side apply configurations.
+    create(&[
+        "--group",
+        "crew",
+        "--version",
+        "v2",
+        "--kind",
+        "Captain",
+        "--resource",
+        "--controller=false",
+        "--ssa",
+    ]);
+    assert!(dir.join("api/v2/zz_generated.deepcopy.go").is_file());
+    // A built-in type: its controller imports k8s.io/api directly.
+    create(&[
+        "--group",
+        "apps",
+        "--version",
+        "v1",
+        "--kind",
+        "Deployment",
+        "--resource=false",
+        "--controller",
+    ]);
+    run_ok(&dir, "go", &["vet", "./..."]);
 }

@@ -8,7 +8,10 @@
 
 mod common;
 
-use common::{kb, persistent_project_dir, run_ok, shared_tools_bin, snapshot_tree, stderr};
+use common::{
+    assert_ready_to_build, empty_project_dir, kb, kb_with_make, persistent_project_dir, run_ok,
+    shared_tools_bin, snapshot_tree, stderr,
+};
 use std::path::Path;
 
 /// Runs kubebuilder-rs `args` with `--make=false`, panicking on failure.
@@ -307,3 +310,77 @@ var _ = Describe("Captain webhooks through the API server", func() {
 	})
 })
 "#;
+
+#[test]
+#[ignore = "needs Go and the module proxy; run by scripts/test-all"]
+fn create_webhook_with_make_leaves_a_project_that_builds() {
+    let (_tmp, dir) = empty_project_dir("hooks");
+    let output = kb(&dir)
+        .args([
+            "init",
+            "--domain",
+            "example.com",
+            "--repo",
+            "example.com/hooks",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "init failed: {}", stderr(&output));
+    for version in ["v1", "v2"] {
+        kb_with_make(
+            &dir,
+            &[
+                "create",
+                "api",
+                "--group",
+                "crew",
+                "--version",
+                version,
+                "--kind",
+                "Captain",
+                "--resource",
+                "--controller=false",
+            ],
+        );
+    }
+    let webhooks: [&[&str]; 3] = [
+        &[
+            "--group",
+            "crew",
+            "--version",
+            "v1",
+            "--kind",
+            "Captain",
+            "--defaulting",
+            "--programmatic-validation",
+        ],
+        &[
+            "--group",
+            "crew",
+            "--version",
+            "v1",
+            "--kind",
+            "Captain",
+            "--conversion",
+            "--spoke",
+            "v2",
+        ],
+        // A built-in type: its webhook imports k8s.io/api directly.
+        &[
+            "--group",
+            "core",
+            "--version",
+            "v1",
+            "--kind",
+            "Pod",
+            "--defaulting",
+        ],
+    ];
+    for args in webhooks {
+        let mut all = vec!["create", "webhook"];
+        all.extend(args);
+        kb_with_make(&dir, &all);
+        assert_ready_to_build(&dir);
+    }
+    run_ok(&dir, "go", &["vet", "./..."]);
+}

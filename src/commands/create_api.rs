@@ -21,8 +21,9 @@ pub fn run(args: &ApiArgs, dir: &Path) -> Result<()> {
         path: project::FILE_NAME.into(),
         contents: project.render()?,
     });
-    if super::carry_out(&plan, dir, args.write.force, args.write.dry_run)? && args.run_make {
-        layout.finish_create_api(dir, &request)?;
+    let written = super::carry_out(&plan, dir, args.write.force, args.write.dry_run)?;
+    if let (Some(written), true) = (written, args.run_make) {
+        layout.finish_create_api(dir, &request, &written)?;
     }
     Ok(())
 }

@@ -38,7 +38,7 @@ pub fn run(args: &InitArgs, dir: &Path) -> Result<()> {
         contents: Project::new(project).render()?,
     });
 
-    if super::carry_out(&plan, dir, args.write.force, args.write.dry_run)? {
+    if super::carry_out(&plan, dir, args.write.force, args.write.dry_run)?.is_some() {
         layout.finish_init(dir, &options)?;
         println!("{}", layout.next_steps_after_init());
     }

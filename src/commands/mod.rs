@@ -8,20 +8,29 @@ pub mod version;
 
 use crate::machinery::Plan;
 use anyhow::Result;
-use std::path::Path;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
 
 /// Resolves `plan` against `dir`, then prints it (`dry_run`) or writes it.
-/// Returns whether files were written.
-pub fn carry_out(plan: &Plan, dir: &Path, force: bool, dry_run: bool) -> Result<bool> {
+/// Returns the files written (relative to `dir`), or `None` for a dry run.
+pub fn carry_out(
+    plan: &Plan,
+    dir: &Path,
+    force: bool,
+    dry_run: bool,
+) -> Result<Option<Vec<PathBuf>>> {
     let resolved = plan.resolve(dir, force)?;
     if dry_run {
         print!("{}", resolved.describe());
         println!("(dry run: nothing was written)");
-        return Ok(false);
+        return Ok(None);
     }
     let report = resolved.apply()?;
+    let mut out = std::io::stdout().lock();
     for (path, action) in &report.written {
-        println!("{:<9} {}", action.label(), path.display());
+        writeln!(out, "{:<9} {}", action.label(), path.display())?;
     }
-    Ok(true)
+    Ok(Some(
+        report.written.into_iter().map(|(path, _)| path).collect(),
+    ))
 }

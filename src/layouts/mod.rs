@@ -147,8 +147,14 @@ pub trait Layout: Sync {
     ) -> Result<Plan>;
 
     /// Runs after `create api` wrote its files (with `--make`): code
-    /// generation, formatting, dependency updates.
-    fn finish_create_api(&self, dir: &Path, request: &ApiRequest) -> Result<()>;
+    /// generation, formatting, dependency updates. `written` lists the files
+    /// the command wrote (relative to `dir`), so only what they need is done.
+    fn finish_create_api(
+        &self,
+        dir: &Path,
+        request: &ApiRequest,
+        written: &[PathBuf],
+    ) -> Result<()>;
 
     /// Checks a `create webhook` request, plans every file change, and
     /// records the webhooks in `project`.
@@ -159,8 +165,14 @@ pub trait Layout: Sync {
         request: &WebhookRequest,
     ) -> Result<Plan>;
 
-    /// Runs after `create webhook` wrote its files (with `--make`).
-    fn finish_create_webhook(&self, dir: &Path, request: &WebhookRequest) -> Result<()>;
+    /// Runs after `create webhook` wrote its files (with `--make`); `written`
+    /// as for [`Layout::finish_create_api`].
+    fn finish_create_webhook(
+        &self,
+        dir: &Path,
+        request: &WebhookRequest,
+        written: &[PathBuf],
+    ) -> Result<()>;
 }
 
 /// Every layout, the default first.

@@ -6,6 +6,8 @@
 
 use anyhow::{Result, anyhow};
 use include_dir::{Dir, DirEntry, include_dir};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 /// The whole `scaffolds/` folder, embedded at build time.
@@ -46,51 +48,145 @@ impl TemplateFile {
     }
 }
 
-/// The templates of one layout, parsed and ready to render.
+/// Some templates of one layout, ready to render.
+///
+/// Only the folders a command asks for are listed, and a template is parsed
+/// the first time it is rendered: parsing is most of the work of a command,
+/// so templates that are never rendered are never parsed. A template without
+/// any Tera tag renders to its own text and is not parsed at all.
 pub struct Templates {
-    tera: tera::Tera,
+    /// Template sources by name (relative to the layout folder).
+    sources: BTreeMap<String, &'static str>,
+    /// The templates parsed so far.
+    tera: RefCell<tera::Tera>,
+    /// The layout folder, for error messages.
+    layout: String,
 }
 
 impl Templates {
-    /// Loads every template under `scaffolds/<layout>/` (for example `go/v4`).
-    pub fn load(layout: &str) -> Result<Self> {
+    /// Lists the templates under `scaffolds/<layout>/<folder>/` for each of
+    /// `folders` (for example `go/v4` and `["init", "licenses"]`).
+    pub fn load(layout: &str, folders: &[&str]) -> Result<Self> {
         let layout_dir = SCAFFOLDS
             .get_dir(layout)
             .ok_or_else(|| anyhow!("no templates embedded for layout {layout}"))?;
+        let mut sources = Vec::new();
+        for folder in folders {
+            let dir = SCAFFOLDS
+                .get_dir(format!("{layout}/{folder}"))
+                .ok_or_else(|| anyhow!("no templates embedded in {layout}/{folder}"))?;
+            collect_templates(layout_dir, dir, &mut sources);
+        }
         let mut tera = tera::Tera::default();
         tera.autoescape_on(Vec::new());
-        let mut sources = Vec::new();
-        collect_templates(layout_dir, layout_dir, &mut sources);
-        tera.add_raw_templates(sources)
-            .map_err(|e| anyhow!("invalid template in layout {layout}: {}", tera_chain(&e)))?;
-        Ok(Self { tera })
+        Ok(Self {
+            sources: sources.into_iter().collect(),
+            tera: RefCell::new(tera),
+            layout: layout.to_string(),
+        })
     }
 
     /// Renders the template `name` (relative to the layout folder).
     pub fn render(&self, name: &str, context: &tera::Context) -> Result<String> {
-        self.tera
-            .render(name, context)
+        let source = self
+            .sources
+            .get(name)
+            .ok_or_else(|| anyhow!("cannot render template {name}: it is not loaded"))?;
+        if !has_tags(source) {
+            return Ok((*source).to_string());
+        }
+        let mut tera = self.tera.borrow_mut();
+        if !tera.get_template_names().any(|n| n == name) {
+            tera.add_raw_template(name, source).map_err(|e| {
+                anyhow!(
+                    "invalid template in layout {}: {}",
+                    self.layout,
+                    tera_chain(&e)
+                )
+            })?;
+        }
+        tera.render(name, context)
             .map_err(|e| anyhow!("cannot render template {name}: {}", tera_chain(&e)))
+    }
+
+    /// Parses every loaded template now, spread over the machine's cores.
+    /// Worth it when a command renders most of what it loaded (`init`);
+    /// otherwise templates are parsed one by one as they are rendered.
+    pub fn parse_all(&self) -> Result<()> {
+        let mut tera = self.tera.borrow_mut();
+        let mut pending: Vec<(&str, &str)> = self
+            .sources
+            .iter()
+            .filter(|(name, source)| {
+                has_tags(source) && !tera.get_template_names().any(|n| n == name.as_str())
+            })
+            .map(|(name, source)| (name.as_str(), *source))
+            .collect();
+        let threads = std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .clamp(1, 4);
+        // Largest first, dealt round-robin, so the shares are about even.
+        pending.sort_by_key(|(_, source)| std::cmp::Reverse(source.len()));
+        let mut shares: Vec<Vec<(&str, &str)>> = vec![Vec::new(); threads];
+        for (i, template) in pending.into_iter().enumerate() {
+            shares[i % threads].push(template);
+        }
+        let parsed: Vec<tera::Result<tera::Tera>> = std::thread::scope(|scope| {
+            let mut shares = shares.into_iter();
+            let own = shares.next().unwrap_or_default();
+            let handles: Vec<_> = shares
+                .map(|share| scope.spawn(move || parse_share(share)))
+                .collect();
+            let mut results = vec![parse_share(own)];
+            results.extend(
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|_| parse_share(Vec::new()))),
+            );
+            results
+        });
+        for share in parsed {
+            let share = share.map_err(|e| {
+                anyhow!(
+                    "invalid template in layout {}: {}",
+                    self.layout,
+                    tera_chain(&e)
+                )
+            })?;
+            tera.extend(&share)
+                .map_err(|e| anyhow!("cannot load templates: {}", tera_chain(&e)))?;
+        }
+        Ok(())
     }
 
     /// Lists the templates below `folder` (relative to the layout folder), with
     /// the output path of each relative to that folder. Sorted by name.
     pub fn tree(&self, folder: &str) -> Vec<TemplateFile> {
-        let mut files: Vec<TemplateFile> = self
-            .tera
-            .get_template_names()
+        self.sources
+            .keys()
             .filter_map(|name| {
                 let rest = name.strip_prefix(folder)?.strip_prefix('/')?;
                 let output = rest.strip_suffix(TEMPLATE_SUFFIX)?;
                 Some(TemplateFile {
-                    name: name.to_string(),
+                    name: name.clone(),
                     output: PathBuf::from(output),
                 })
             })
-            .collect();
-        files.sort_by(|a, b| a.name.cmp(&b.name));
-        files
+            .collect()
     }
+}
+
+/// Parses a share of the templates into a Tera instance of its own.
+fn parse_share(share: Vec<(&str, &str)>) -> tera::Result<tera::Tera> {
+    let mut tera = tera::Tera::default();
+    tera.autoescape_on(Vec::new());
+    tera.add_raw_templates(share)?;
+    Ok(tera)
+}
+
+/// Whether `source` holds any Tera tag (expression, statement or comment).
+fn has_tags(source: &str) -> bool {
+    ["{{", "{%", "{#"].iter().any(|open| source.contains(open))
 }
 
 /// Collects `(name, source)` for every `.tera` file below `dir`, with names
@@ -132,7 +228,30 @@ fn tera_chain(error: &tera::Error) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::TemplateFile;
+    use super::{SCAFFOLDS, TEMPLATE_SUFFIX, TemplateFile, collect_templates, has_tags};
+
+    /// Templates are parsed only when rendered, so check here that every
+    /// embedded template parses.
+    #[test]
+    fn every_embedded_template_parses() {
+        let mut sources = Vec::new();
+        collect_templates(&SCAFFOLDS, &SCAFFOLDS, &mut sources);
+        assert!(sources.len() > 50, "{} templates", sources.len());
+        let mut tera = tera::Tera::default();
+        for (name, source) in sources {
+            assert!(name.ends_with(TEMPLATE_SUFFIX));
+            tera.add_raw_template(&name, source)
+                .unwrap_or_else(|e| panic!("{name}: {}", super::tera_chain(&e)));
+        }
+    }
+
+    #[test]
+    fn text_without_tags_is_not_a_template() {
+        assert!(!has_tags("a: {b}\n"));
+        assert!(has_tags("{{ repo }}"));
+        assert!(has_tags("{% raw %}x{% endraw %}"));
+        assert!(has_tags("{# note #}"));
+    }
 
     #[test]
     fn placeholders_fill_segments_and_empty_segments_vanish() {

@@ -158,3 +158,42 @@ pub fn persistent_project_dir(name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).expect("create project dir");
     dir
 }
+
+/// Runs kubebuilder-rs `args` in `dir` with its post-steps (`--make=true`),
+/// sharing the tools directory; panics on failure and prints how long the
+/// command took, post-steps included.
+pub fn kb_with_make(dir: &Path, args: &[&str]) {
+    let started = std::time::Instant::now();
+    let output = kb(dir)
+        .args(args)
+        .arg("--make=true")
+        .env("LOCALBIN", shared_tools_bin())
+        .output()
+        .expect("run kubebuilder-rs");
+    assert!(
+        output.status.success(),
+        "kubebuilder-rs {args:?} failed: {}",
+        stderr(&output)
+    );
+    eprintln!(
+        "ok  kubebuilder-rs {} --make=true  ({:.1}s)",
+        args.join(" "),
+        started.elapsed().as_secs_f64()
+    );
+}
+
+/// Checks what the post-steps promise: the project builds, every Go file is
+/// formatted, and go.mod and go.sum are tidy (`go mod tidy` changes nothing).
+pub fn assert_ready_to_build(dir: &Path) {
+    run_ok(dir, "go", &["build", "./..."]);
+    let unformatted = run_ok(dir, "gofmt", &["-l", "."]);
+    assert!(
+        unformatted.trim().is_empty(),
+        "files left unformatted:\n{unformatted}"
+    );
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap_or_default();
+    let (go_mod, go_sum) = (read("go.mod"), read("go.sum"));
+    run_ok(dir, "go", &["mod", "tidy"]);
+    assert_eq!(read("go.mod"), go_mod, "go.mod was not tidy");
+    assert_eq!(read("go.sum"), go_sum, "go.sum was not tidy");
+}

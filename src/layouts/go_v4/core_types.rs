@@ -3,6 +3,7 @@
 
 use crate::machinery::embedded_text;
 use anyhow::{Result, bail};
+use std::sync::OnceLock;
 
 /// A built-in API group as typed on the command line (`apps`, `core`, `rbac`).
 #[derive(Debug, Clone)]
@@ -51,11 +52,16 @@ pub fn check_core_kind(group: &str, version: &str, kind: &str) -> Result<()> {
     Ok(())
 }
 
-/// The parsed table.
-fn table() -> toml_edit::DocumentMut {
-    embedded_text("go/v4/core-types.toml")
-        .and_then(|text| text.parse().ok())
-        .expect("scaffolds/go/v4/core-types.toml is embedded and valid")
+/// The parsed table, parsed once per process.
+fn table() -> &'static toml_edit::Table {
+    static TABLE: OnceLock<toml_edit::Table> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        embedded_text("go/v4/core-types.toml")
+            .and_then(|text| text.parse::<toml_edit::DocumentMut>().ok())
+            .expect("scaffolds/go/v4/core-types.toml is embedded and valid")
+            .as_table()
+            .clone()
+    })
 }
 
 #[cfg(test)]

@@ -62,7 +62,7 @@ pub fn plan(dir: &Path, project: &mut ProjectFile, request: &ApiRequest) -> Resu
     let resource = ResourceView::new(&spec, &origin, &repo, &domain, multigroup);
     let controller = controller_view(request, &repo, multigroup);
 
-    let templates = Templates::load(super::TEMPLATE_DIR)?;
+    let templates = Templates::load(super::TEMPLATE_DIR, &["create-api"])?;
     let mut context = base_context(project, &read_go_header(dir))?;
     context.insert("resource", &resource);
     context.insert("controller", &controller);

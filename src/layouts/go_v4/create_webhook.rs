@@ -247,7 +247,7 @@ pub fn plan(
     let resource = ResourceView::new(&spec, &origin, &repo, &domain, multigroup);
     let webhook = webhook_view(request, &resource, &repo, multigroup);
 
-    let templates = Templates::load(super::TEMPLATE_DIR)?;
+    let templates = Templates::load(super::TEMPLATE_DIR, &["create-webhook"])?;
     let mut context = base_context(project, &read_go_header(dir))?;
     context.insert("resource", &resource);
     context.insert("webhook", &webhook);

@@ -4,6 +4,7 @@
 mod core_types;
 mod create_api;
 mod create_webhook;
+mod post_steps;
 mod resource_view;
 mod toolchain;
 mod versions;
@@ -49,7 +50,9 @@ impl Layout for GoV4 {
     }
 
     fn plan_init(&self, options: &InitOptions, project: &ProjectFile) -> Result<Plan> {
-        let templates = Templates::load(TEMPLATE_DIR)?;
+        let templates = Templates::load(TEMPLATE_DIR, &["init", "licenses"])?;
+        // `init` renders every one of them.
+        templates.parse_all()?;
         let repo = project.repo.clone().unwrap_or_default();
         let boilerplate = boilerplate(&templates, options)?;
         let context = base_context(project, &go_header(&boilerplate))?;
@@ -103,24 +106,49 @@ impl Layout for GoV4 {
         create_webhook::plan(dir, project, request)
     }
 
-    fn finish_create_webhook(&self, dir: &Path, _request: &WebhookRequest) -> Result<()> {
-        require_go(dir)?;
-        toolchain::run_go(dir, &["mod", "tidy"])?;
-        run_make(dir, &["generate"])?;
-        toolchain::run_go(dir, &["fmt", "./..."])
+    fn finish_create_webhook(
+        &self,
+        dir: &Path,
+        _request: &WebhookRequest,
+        written: &[PathBuf],
+    ) -> Result<()> {
+        post_steps::require_go(dir)?;
+        // The module of an external type was added by `create api`; a
+        // missing one is found by the import check, which runs `go mod tidy`.
+        // Webhooks change no API types, so no code is generated.
+        let changes = post_steps::Changes {
+            written,
+            go_get: None,
+            api_packages: Default::default(),
+        };
+        post_steps::run(dir, &changes)
     }
 
-    fn finish_create_api(&self, dir: &Path, request: &ApiRequest) -> Result<()> {
-        require_go(dir)?;
-        if let Some(external) = &request.external
-            && !external.module.contains('@')
-        {
-            toolchain::run_go(dir, &["get", &external.module])?;
-        }
-        toolchain::run_go(dir, &["mod", "tidy"])?;
-        run_make(dir, &["generate"])?;
-        toolchain::run_go(dir, &["fmt", "./..."])
+    fn finish_create_api(
+        &self,
+        dir: &Path,
+        request: &ApiRequest,
+        written: &[PathBuf],
+    ) -> Result<()> {
+        post_steps::require_go(dir)?;
+        let changes = post_steps::Changes {
+            written,
+            go_get: unversioned_module(request.external.as_ref()),
+            api_packages: if request.resource {
+                post_steps::api_packages(written, &request.version)
+            } else {
+                Default::default()
+            },
+        };
+        post_steps::run(dir, &changes)
     }
+}
+
+/// An external module given without `@version`, which `go get` resolves.
+fn unversioned_module(external: Option<&super::ExternalApi>) -> Option<&str> {
+    external
+        .map(|e| e.module.as_str())
+        .filter(|module| !module.contains('@'))
 }
 
 /// Marks the version of a kind that the API server stores.
@@ -133,36 +161,6 @@ fn types_file(group_dir: &str, version: &str, kind: &str) -> PathBuf {
         .iter()
         .filter(|s| !s.is_empty())
         .collect()
-}
-
-/// Fails with instructions when Go is not installed.
-fn require_go(dir: &Path) -> Result<()> {
-    if toolchain::installed_go_version()?.is_none() {
-        bail!(
-            "the files are written, but Go is not installed: install Go {} or newer (https://go.dev/dl), then run `go mod tidy` and `make generate` in {}",
-            versions().go,
-            dir.display()
-        );
-    }
-    Ok(())
-}
-
-/// Runs `make <targets>` in `dir`.
-fn run_make(dir: &Path, targets: &[&str]) -> Result<()> {
-    eprintln!("Running make {}", targets.join(" "));
-    let status = std::process::Command::new("make")
-        .args(targets)
-        .current_dir(dir)
-        .status()
-        .with_context(|| format!("cannot run `make {}`", targets.join(" ")))?;
-    if !status.success() {
-        bail!(
-            "`make {}` failed in {} ({status})",
-            targets.join(" "),
-            dir.display()
-        );
-    }
-    Ok(())
 }
 
 /// The template variables every go/v4 template gets, from the PROJECT file.
