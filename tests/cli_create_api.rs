@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{empty_project_dir, init_project, kb, snapshot_tree, stderr, stdout};
+use common::{empty_project_dir, init_project, kb, snapshot_tree, stderr, stdout, words};
 use std::path::Path;
 
 /// Runs `create api` with `--make=false` and the given flags.
@@ -51,60 +51,35 @@ fn bad_names_are_refused() {
     let (_tmp, dir) = project();
     let cases: &[(&[&str], &[&str])] = &[
         (
-            &["--group", "crew", "--version", "v1", "--kind", "captain"],
+            &words("--group crew --version v1 --kind captain"),
             &["\"captain\"", "PascalCase"],
         ),
         (
-            &["--group", "crew", "--version", "v1", "--kind", "First_Mate"],
+            &words("--group crew --version v1 --kind First_Mate"),
             &["First_Mate", "PascalCase"],
         ),
         (
-            &["--group", "crew", "--version", "1", "--kind", "Captain"],
+            &words("--group crew --version 1 --kind Captain"),
             &["\"1\"", "v1alpha1"],
         ),
         (
-            &[
-                "--group",
-                "crew",
-                "--version",
-                "v1gamma1",
-                "--kind",
-                "Captain",
-            ],
+            &words("--group crew --version v1gamma1 --kind Captain"),
             &["v1gamma1"],
         ),
         (
-            &["--group", "Crew", "--version", "v1", "--kind", "Captain"],
+            &words("--group Crew --version v1 --kind Captain"),
             &["\"Crew\"", "DNS-1123"],
         ),
         (
-            &["--group", "crew_x", "--version", "v1", "--kind", "Captain"],
+            &words("--group crew_x --version v1 --kind Captain"),
             &["crew_x", "DNS-1123"],
         ),
         (
-            &[
-                "--group",
-                "crew",
-                "--version",
-                "v1",
-                "--kind",
-                "Captain",
-                "--plural",
-                "Captains",
-            ],
+            &words("--group crew --version v1 --kind Captain --plural Captains"),
             &["Captains"],
         ),
         (
-            &[
-                "--group",
-                "crew",
-                "--version",
-                "v1",
-                "--kind",
-                "Captain",
-                "--controller-name",
-                "Bad_Name",
-            ],
+            &words("--group crew --version v1 --kind Captain --controller-name Bad_Name"),
             &["Bad_Name"],
         ),
     ];
@@ -268,73 +243,25 @@ fn project_file_records_every_kind_of_resource() {
     );
     create_api_ok(
         &dir,
-        &[
-            "--group",
-            "crew",
-            "--version",
-            "v1",
-            "--kind",
-            "Admiral",
-            "--namespaced=false",
-            "--plural",
-            "admirales",
-        ],
+        &words("--group crew --version v1 --kind Admiral --namespaced=false --plural admirales"),
     );
     create_api_ok(
         &dir,
-        &[
-            "--group",
-            "crew",
-            "--version",
-            "v1",
-            "--kind",
-            "Navigator",
-            "--ssa",
-        ],
+        &words("--group crew --version v1 --kind Navigator --ssa"),
     );
     create_api_ok(
         &dir,
-        &[
-            "--group",
-            "crew",
-            "--version",
-            "v2",
-            "--kind",
-            "FirstMate",
-            "--controller=false",
-        ],
+        &words("--group crew --version v2 --kind FirstMate --controller=false"),
     );
     create_api_ok(
         &dir,
-        &[
-            "--group",
-            "apps",
-            "--version",
-            "v1",
-            "--kind",
-            "Deployment",
-            "--resource=false",
-            "--controller",
-        ],
+        &words("--group apps --version v1 --kind Deployment --resource=false --controller"),
     );
     create_api_ok(
         &dir,
-        &[
-            "--group",
-            "cert-manager",
-            "--version",
-            "v1",
-            "--kind",
-            "Certificate",
-            "--resource=false",
-            "--controller",
-            "--external-api-path",
-            "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1",
-            "--external-api-domain",
-            "io",
-            "--external-api-module",
-            "github.com/cert-manager/cert-manager@v1.18.2",
-        ],
+        &words(
+            "--group cert-manager --version v1 --kind Certificate --resource=false --controller --external-api-path github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1 --external-api-domain io --external-api-module github.com/cert-manager/cert-manager@v1.18.2",
+        ),
     );
     let project = std::fs::read_to_string(dir.join("PROJECT")).unwrap();
     let resources = &project[project.find("resources:").expect("resources recorded")..];
@@ -407,14 +334,7 @@ fn multigroup_paths_and_names() {
     init_project(&dir, &["--multigroup"]);
     create_api_ok(
         &dir,
-        &[
-            "--group",
-            "foo.policy",
-            "--version",
-            "v1",
-            "--kind",
-            "HealthCheckPolicy",
-        ],
+        &words("--group foo.policy --version v1 --kind HealthCheckPolicy"),
     );
     for path in [
         "api/foo.policy/v1/healthcheckpolicy_types.go",

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{empty_project_dir, init_project, kb, snapshot_tree, stderr};
+use common::{empty_project_dir, init_project, kb, snapshot_tree, stderr, words};
 use std::path::Path;
 
 /// Runs kubebuilder-rs with `--make=false` appended, panicking on failure.
@@ -28,43 +28,15 @@ fn project_with_apis() -> (tempfile::TempDir, std::path::PathBuf) {
     init_project(&dir, &[]);
     kb_ok(
         &dir,
-        &[
-            "create",
-            "api",
-            "--group",
-            "crew",
-            "--version",
-            "v1",
-            "--kind",
-            "Captain",
-        ],
+        &words("create api --group crew --version v1 --kind Captain"),
     );
     kb_ok(
         &dir,
-        &[
-            "create",
-            "api",
-            "--group",
-            "crew",
-            "--version",
-            "v1",
-            "--kind",
-            "FirstMate",
-        ],
+        &words("create api --group crew --version v1 --kind FirstMate"),
     );
     kb_ok(
         &dir,
-        &[
-            "create",
-            "api",
-            "--group",
-            "crew",
-            "--version",
-            "v2",
-            "--kind",
-            "FirstMate",
-            "--controller=false",
-        ],
+        &words("create api --group crew --version v2 --kind FirstMate --controller=false"),
     );
     (tmp, dir)
 }
@@ -82,15 +54,7 @@ fn bad_requests_are_refused() {
     );
     assert_refused(
         &dir,
-        &[
-            "--group",
-            "crew",
-            "--version",
-            "v1",
-            "--kind",
-            "Bosun",
-            "--defaulting",
-        ],
+        &words("--group crew --version v1 --kind Bosun --defaulting"),
         &["no API crew/v1 Bosun"],
     );
     assert_refused(
@@ -129,15 +93,7 @@ fn bad_requests_are_refused() {
     );
     assert_refused(
         &dir,
-        &[
-            "--group",
-            "apps",
-            "--version",
-            "v1",
-            "--kind",
-            "Deploymint",
-            "--defaulting",
-        ],
+        &words("--group apps --version v1 --kind Deploymint --defaulting"),
         &["Deploymint"],
     );
 }

@@ -9,6 +9,7 @@ mod common;
 
 use common::{
     assert_ready_to_build, kb, kb_with_make, persistent_project_dir, run_ok, snapshot_tree, stderr,
+    words,
 };
 use std::path::Path;
 
@@ -93,83 +94,27 @@ fn single_group_project_with_every_kind_of_api() {
     let dir = persistent_project_dir("guestbook");
     kb_ok(
         &dir,
-        &[
-            "init",
-            "--domain",
-            "example.com",
-            "--repo",
-            "example.com/guestbook",
-        ],
+        &words("init --domain example.com --repo example.com/guestbook"),
     );
     let steps: Vec<Vec<String>> = vec![
-        api(&["--group", "crew", "--version", "v1", "--kind", "Captain"]),
-        api(&[
-            "--group",
-            "crew",
-            "--version",
-            "v1",
-            "--kind",
-            "Captain",
-            "--controller-name",
-            "captain-backup",
-            "--resource=false",
-        ]),
-        api(&["--group", "crew", "--version", "v1", "--kind", "FirstMate"]),
-        api(&[
-            "--group",
-            "crew",
-            "--version",
-            "v2",
-            "--kind",
-            "FirstMate",
-            "--controller=false",
-        ]),
-        api(&[
-            "--group",
-            "crew",
-            "--version",
-            "v1",
-            "--kind",
-            "Admiral",
-            "--namespaced=false",
-            "--plural",
-            "admirales",
-        ]),
-        api(&[
-            "--group",
-            "crew",
-            "--version",
-            "v1",
-            "--kind",
-            "Navigator",
-            "--ssa",
-        ]),
-        api(&[
-            "--group",
-            "cert-manager",
-            "--version",
-            "v1",
-            "--kind",
-            "Certificate",
-            "--resource=false",
-            "--controller",
-            "--external-api-path",
-            "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1",
-            "--external-api-domain",
-            "io",
-            "--external-api-module",
-            "github.com/cert-manager/cert-manager@v1.18.2",
-        ]),
-        api(&[
-            "--group",
-            "apps",
-            "--version",
-            "v1",
-            "--kind",
-            "Deployment",
-            "--resource=false",
-            "--controller",
-        ]),
+        api(&words("--group crew --version v1 --kind Captain")),
+        api(&words(
+            "--group crew --version v1 --kind Captain --controller-name captain-backup --resource=false",
+        )),
+        api(&words("--group crew --version v1 --kind FirstMate")),
+        api(&words(
+            "--group crew --version v2 --kind FirstMate --controller=false",
+        )),
+        api(&words(
+            "--group crew --version v1 --kind Admiral --namespaced=false --plural admirales",
+        )),
+        api(&words("--group crew --version v1 --kind Navigator --ssa")),
+        api(&words(
+            "--group cert-manager --version v1 --kind Certificate --resource=false --controller --external-api-path github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1 --external-api-domain io --external-api-module github.com/cert-manager/cert-manager@v1.18.2",
+        )),
+        api(&words(
+            "--group apps --version v1 --kind Deployment --resource=false --controller",
+        )),
     ];
     for step in &steps {
         let args: Vec<&str> = step.iter().map(String::as_str).collect();
@@ -204,14 +149,7 @@ fn single_group_project_with_every_kind_of_api() {
     assert_controller_specs_ran(
         &dir,
         "./internal/controller/...",
-        &[
-            "Captain",
-            "FirstMate",
-            "Admiral",
-            "Navigator",
-            "Certificate",
-            "Deployment",
-        ],
+        &words("Captain FirstMate Admiral Navigator Certificate Deployment"),
     );
 }
 
@@ -221,57 +159,23 @@ fn multigroup_project_with_three_groups() {
     let dir = persistent_project_dir("fleet");
     kb_ok(
         &dir,
-        &[
-            "init",
-            "--domain",
-            "example.com",
-            "--repo",
-            "example.com/fleet",
-            "--multigroup",
-        ],
+        &words("init --domain example.com --repo example.com/fleet --multigroup"),
     );
     let steps: Vec<Vec<String>> = vec![
-        api(&["--group", "crew", "--version", "v1", "--kind", "Captain"]),
-        api(&[
-            "--group",
-            "crew",
-            "--version",
-            "v1",
-            "--kind",
-            "Captain",
-            "--controller-name",
-            "captain-backup",
-            "--resource=false",
-        ]),
-        api(&[
-            "--group",
-            "foo.policy",
-            "--version",
-            "v1",
-            "--kind",
-            "HealthCheckPolicy",
-            "--namespaced=false",
-        ]),
-        api(&["--group", "sea", "--version", "v1beta1", "--kind", "Ship"]),
-        api(&[
-            "--group",
-            "sea",
-            "--version",
-            "v1",
-            "--kind",
-            "Ship",
-            "--controller=false",
-        ]),
-        api(&[
-            "--group",
-            "apps",
-            "--version",
-            "v1",
-            "--kind",
-            "Deployment",
-            "--resource=false",
-            "--controller",
-        ]),
+        api(&words("--group crew --version v1 --kind Captain")),
+        api(&words(
+            "--group crew --version v1 --kind Captain --controller-name captain-backup --resource=false",
+        )),
+        api(&words(
+            "--group foo.policy --version v1 --kind HealthCheckPolicy --namespaced=false",
+        )),
+        api(&words("--group sea --version v1beta1 --kind Ship")),
+        api(&words(
+            "--group sea --version v1 --kind Ship --controller=false",
+        )),
+        api(&words(
+            "--group apps --version v1 --kind Deployment --resource=false --controller",
+        )),
     ];
     for step in &steps {
         let args: Vec<&str> = step.iter().map(String::as_str).collect();
@@ -302,13 +206,7 @@ fn create_api_with_make_leaves_a_project_that_builds() {
     let dir = persistent_project_dir("quick");
     kb_ok(
         &dir,
-        &[
-            "init",
-            "--domain",
-            "example.com",
-            "--repo",
-            "example.com/quick",
-        ],
+        &words("init --domain example.com --repo example.com/quick"),
     );
     let create = |args: &[&str]| {
         let mut all = vec!["create", "api"];
@@ -316,43 +214,21 @@ fn create_api_with_make_leaves_a_project_that_builds() {
         kb_with_make(&dir, &all);
         assert_ready_to_build(&dir);
     };
-    create(&[
-        "--group",
-        "crew",
-        "--version",
-        "v1",
-        "--kind",
-        "Captain",
-        "--resource",
-        "--controller",
-    ]);
+    create(&words(
+        "--group crew --version v1 --kind Captain --resource --controller",
+    ));
     assert!(
         dir.join("api/v1/zz_generated.deepcopy.go").is_file(),
         "deep-copy methods were not generated"
     );
     // Another version of the same kind, with server-side apply configurations.
-    create(&[
-        "--group",
-        "crew",
-        "--version",
-        "v2",
-        "--kind",
-        "Captain",
-        "--resource",
-        "--controller=false",
-        "--ssa",
-    ]);
+    create(&words(
+        "--group crew --version v2 --kind Captain --resource --controller=false --ssa",
+    ));
     assert!(dir.join("api/v2/zz_generated.deepcopy.go").is_file());
     // A built-in type: its controller imports k8s.io/api directly.
-    create(&[
-        "--group",
-        "apps",
-        "--version",
-        "v1",
-        "--kind",
-        "Deployment",
-        "--resource=false",
-        "--controller",
-    ]);
+    create(&words(
+        "--group apps --version v1 --kind Deployment --resource=false --controller",
+    ));
     run_ok(&dir, "go", &["vet", "./..."]);
 }

@@ -10,7 +10,7 @@ mod common;
 
 use common::{
     assert_ready_to_build, empty_project_dir, kb, kb_with_make, persistent_project_dir, run_ok,
-    shared_tools_bin, snapshot_tree, stderr,
+    shared_tools_bin, snapshot_tree, stderr, words,
 };
 use std::path::Path;
 
@@ -55,16 +55,10 @@ fn project_with_apis(name: &str) -> std::path::PathBuf {
     assert!(output.status.success(), "init failed: {}", stderr(&output));
     let apis: &[&[&str]] = &[
         &["--version", "v1", "--kind", "Captain"],
-        &["--version", "v1", "--kind", "Admiral", "--namespaced=false"],
+        &words("--version v1 --kind Admiral --namespaced=false"),
         &["--version", "v1", "--kind", "Navigator"],
         &["--version", "v1", "--kind", "FirstMate"],
-        &[
-            "--version",
-            "v2",
-            "--kind",
-            "FirstMate",
-            "--controller=false",
-        ],
+        &words("--version v2 --kind FirstMate --controller=false"),
     ];
     for api in apis {
         kb_ok(
@@ -90,76 +84,17 @@ fn every_kind_of_webhook_builds_lints_tests_and_deploys_as_yaml() {
     );
     let dir = project_with_apis("guestbook");
     let steps: &[&[&str]] = &[
-        &[
-            "--group",
-            "crew",
-            "--version",
-            "v1",
-            "--kind",
-            "Captain",
-            "--defaulting",
-        ],
-        &[
-            "--group",
-            "crew",
-            "--version",
-            "v1",
-            "--kind",
-            "Captain",
-            "--programmatic-validation",
-        ],
-        &[
-            "--group",
-            "crew",
-            "--version",
-            "v1",
-            "--kind",
-            "Navigator",
-            "--defaulting",
-            "--programmatic-validation",
-            "--defaulting-path=/default-navigator",
-            "--validation-path=/validate-navigator",
-        ],
-        &[
-            "--group",
-            "crew",
-            "--version",
-            "v1",
-            "--kind",
-            "Admiral",
-            "--defaulting",
-            "--programmatic-validation",
-        ],
-        &[
-            "--group",
-            "crew",
-            "--version",
-            "v1",
-            "--kind",
-            "FirstMate",
-            "--conversion",
-            "--spoke",
-            "v2",
-        ],
-        &[
-            "--group",
-            "core",
-            "--version",
-            "v1",
-            "--kind",
-            "Pod",
-            "--defaulting",
-        ],
-        &[
-            "--group",
-            "apps",
-            "--version",
-            "v1",
-            "--kind",
-            "Deployment",
-            "--defaulting",
-            "--programmatic-validation",
-        ],
+        &words("--group crew --version v1 --kind Captain --defaulting"),
+        &words("--group crew --version v1 --kind Captain --programmatic-validation"),
+        &words(
+            "--group crew --version v1 --kind Navigator --defaulting --programmatic-validation --defaulting-path=/default-navigator --validation-path=/validate-navigator",
+        ),
+        &words("--group crew --version v1 --kind Admiral --defaulting --programmatic-validation"),
+        &words("--group crew --version v1 --kind FirstMate --conversion --spoke v2"),
+        &words("--group core --version v1 --kind Pod --defaulting"),
+        &words(
+            "--group apps --version v1 --kind Deployment --defaulting --programmatic-validation",
+        ),
     ];
     for step in steps {
         let args = [&["create", "webhook"][..], step].concat();
@@ -218,18 +153,9 @@ fn webhooks_are_called_by_the_api_server() {
     let dir = project_with_apis("rules");
     kb_ok(
         &dir,
-        &[
-            "create",
-            "webhook",
-            "--group",
-            "crew",
-            "--version",
-            "v1",
-            "--kind",
-            "Captain",
-            "--defaulting",
-            "--programmatic-validation",
-        ],
+        &words(
+            "create webhook --group crew --version v1 --kind Captain --defaulting --programmatic-validation",
+        ),
     );
     add_rules(&dir.join("internal/webhook/v1/captain_webhook.go"));
     std::fs::write(
@@ -241,14 +167,7 @@ fn webhooks_are_called_by_the_api_server() {
     let out = run_ok(
         &dir,
         "go",
-        &[
-            "test",
-            "./internal/webhook/v1/",
-            "-count=1",
-            "-v",
-            "-ginkgo.v",
-            "-ginkgo.no-color",
-        ],
+        &words("test ./internal/webhook/v1/ -count=1 -v -ginkgo.v -ginkgo.no-color"),
     );
     for spec in ["fills in foo when it is empty", "rejects foo=forbidden"] {
         assert!(out.contains(spec), "the spec {spec:?} did not run:\n{out}");
@@ -344,37 +263,10 @@ fn create_webhook_with_make_leaves_a_project_that_builds() {
         );
     }
     let webhooks: [&[&str]; 3] = [
-        &[
-            "--group",
-            "crew",
-            "--version",
-            "v1",
-            "--kind",
-            "Captain",
-            "--defaulting",
-            "--programmatic-validation",
-        ],
-        &[
-            "--group",
-            "crew",
-            "--version",
-            "v1",
-            "--kind",
-            "Captain",
-            "--conversion",
-            "--spoke",
-            "v2",
-        ],
+        &words("--group crew --version v1 --kind Captain --defaulting --programmatic-validation"),
+        &words("--group crew --version v1 --kind Captain --conversion --spoke v2"),
         // A built-in type: its webhook imports k8s.io/api directly.
-        &[
-            "--group",
-            "core",
-            "--version",
-            "v1",
-            "--kind",
-            "Pod",
-            "--defaulting",
-        ],
+        &words("--group core --version v1 --kind Pod --defaulting"),
     ];
     for args in webhooks {
         let mut all = vec!["create", "webhook"];

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{empty_project_dir, init_project, kb, snapshot_tree, stderr};
+use common::{empty_project_dir, init_project, kb, snapshot_tree, stderr, words};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -60,66 +60,28 @@ fn create_api_single_group() {
     snapshot_command(
         &dir,
         "api_captain",
-        &[
-            "create",
-            "api",
-            "--group",
-            "crew",
-            "--version",
-            "v1",
-            "--kind",
-            "Captain",
-        ],
+        &words("create api --group crew --version v1 --kind Captain"),
     );
     snapshot_command(
         &dir,
         "api_captain_backup",
-        &[
-            "create",
-            "api",
-            "--group",
-            "crew",
-            "--version",
-            "v1",
-            "--kind",
-            "Captain",
-            "--controller-name",
-            "captain-backup",
-            "--resource=false",
-        ],
+        &words(
+            "create api --group crew --version v1 --kind Captain --controller-name captain-backup --resource=false",
+        ),
     );
     snapshot_command(
         &dir,
         "api_admiral_cluster",
-        &[
-            "create",
-            "api",
-            "--group",
-            "crew",
-            "--version",
-            "v1",
-            "--kind",
-            "Admiral",
-            "--namespaced=false",
-            "--plural",
-            "admirales",
-        ],
+        &words(
+            "create api --group crew --version v1 --kind Admiral --namespaced=false --plural admirales",
+        ),
     );
     snapshot_command(
         &dir,
         "api_deployment_core",
-        &[
-            "create",
-            "api",
-            "--group",
-            "apps",
-            "--version",
-            "v1",
-            "--kind",
-            "Deployment",
-            "--resource=false",
-            "--controller",
-        ],
+        &words(
+            "create api --group apps --version v1 --kind Deployment --resource=false --controller",
+        ),
     );
 }
 
@@ -130,16 +92,7 @@ fn create_api_multigroup() {
     snapshot_command(
         &dir,
         "api_multigroup_policy",
-        &[
-            "create",
-            "api",
-            "--group",
-            "foo.policy",
-            "--version",
-            "v1",
-            "--kind",
-            "HealthCheckPolicy",
-        ],
+        &words("create api --group foo.policy --version v1 --kind HealthCheckPolicy"),
     );
 }
 
@@ -149,77 +102,27 @@ fn create_webhook_single_group() {
     init_project(&dir, &["--owner", "The Guestbook Authors"]);
     run(
         &dir,
-        &[
-            "create",
-            "api",
-            "--group",
-            "crew",
-            "--version",
-            "v1",
-            "--kind",
-            "FirstMate",
-        ],
+        &words("create api --group crew --version v1 --kind FirstMate"),
     );
     run(
         &dir,
-        &[
-            "create",
-            "api",
-            "--group",
-            "crew",
-            "--version",
-            "v2",
-            "--kind",
-            "FirstMate",
-            "--controller=false",
-        ],
+        &words("create api --group crew --version v2 --kind FirstMate --controller=false"),
     );
     snapshot_command(
         &dir,
         "webhook_firstmate_defaulting_validation",
-        &[
-            "create",
-            "webhook",
-            "--group",
-            "crew",
-            "--version",
-            "v1",
-            "--kind",
-            "FirstMate",
-            "--defaulting",
-            "--programmatic-validation",
-        ],
+        &words(
+            "create webhook --group crew --version v1 --kind FirstMate --defaulting --programmatic-validation",
+        ),
     );
     snapshot_command(
         &dir,
         "webhook_firstmate_conversion",
-        &[
-            "create",
-            "webhook",
-            "--group",
-            "crew",
-            "--version",
-            "v1",
-            "--kind",
-            "FirstMate",
-            "--conversion",
-            "--spoke",
-            "v2",
-        ],
+        &words("create webhook --group crew --version v1 --kind FirstMate --conversion --spoke v2"),
     );
     snapshot_command(
         &dir,
         "webhook_pod_core",
-        &[
-            "create",
-            "webhook",
-            "--group",
-            "core",
-            "--version",
-            "v1",
-            "--kind",
-            "Pod",
-            "--defaulting",
-        ],
+        &words("create webhook --group core --version v1 --kind Pod --defaulting"),
     );
 }

@@ -197,3 +197,8 @@ pub fn assert_ready_to_build(dir: &Path) {
     assert_eq!(read("go.mod"), go_mod, "go.mod was not tidy");
     assert_eq!(read("go.sum"), go_sum, "go.sum was not tidy");
 }
+
+/// The words of a command line, e.g. `words("create api --group crew")`.
+pub fn words(line: &str) -> Vec<&str> {
+    line.split_whitespace().collect()
+}
