@@ -27,6 +27,12 @@ pub enum Command {
     /// Scaffold an API or a webhook into the project.
     #[command(subcommand)]
     Create(CreateCommand),
+    /// Change the project's settings: layout by group, namespace scope, license header.
+    #[command(after_help = EDIT_EXAMPLES)]
+    Edit(EditArgs),
+    /// Commands that may still change between releases.
+    #[command(subcommand)]
+    Alpha(AlphaCommand),
     /// Print the tool's version and the versions it scaffolds.
     #[command(after_help = "Examples:\n  kubebuilder-rs version")]
     Version,
@@ -51,6 +57,35 @@ pub enum CreateCommand {
     #[command(after_help = WEBHOOK_EXAMPLES)]
     Webhook(WebhookArgs),
 }
+
+/// The `alpha` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum AlphaCommand {
+    /// Re-scaffold the whole project from its PROJECT file with the current templates.
+    #[command(after_help = GENERATE_EXAMPLES)]
+    Generate(GenerateArgs),
+}
+
+const EDIT_EXAMPLES: &str = "Examples:
+  # Organise later APIs by group (existing files stay; the command lists the moves)
+  kubebuilder-rs edit --multigroup
+
+  # Limit the manager to the namespaces in WATCH_NAMESPACE, rewriting the scaffolded files
+  kubebuilder-rs edit --namespaced --force
+
+  # Back to a cluster-wide manager
+  kubebuilder-rs edit --namespaced=false --force
+
+  # A new license header for generated code
+  kubebuilder-rs edit --license apache2 --owner \"Example Corp\"
+  kubebuilder-rs edit --license-file ./header.txt";
+
+const GENERATE_EXAMPLES: &str = "Examples:
+  # Re-scaffold in place; the original files move to a backup directory the command names
+  kubebuilder-rs alpha generate
+
+  # Re-scaffold ./old-project into a new directory, leaving the original untouched
+  kubebuilder-rs alpha generate --input-dir ./old-project --output-dir ./new-project";
 
 const WEBHOOK_EXAMPLES: &str = "Examples:
   # Defaulting and validation for an API of the project
@@ -211,6 +246,60 @@ pub struct WriteArgs {
     /// Layout plugin to use, by short name or key.
     #[arg(long, default_value = "go/v4")]
     pub plugins: String,
+}
+
+/// Flags of `edit`.
+#[derive(Debug, Args)]
+pub struct EditArgs {
+    /// Organise APIs by group: api/<group>/<version>/ (--multigroup=false: api/<version>/).
+    #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true",
+          require_equals = true)]
+    pub multigroup: Option<bool>,
+    /// Let the manager watch only the namespaces in WATCH_NAMESPACE, with namespaced RBAC
+    /// (--namespaced=false: cluster-wide). Files are rewritten only with --force.
+    #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true",
+          require_equals = true)]
+    pub namespaced: Option<bool>,
+    /// New license header for hack/boilerplate.go.txt: apache2 or none.
+    #[arg(long)]
+    pub license: Option<String>,
+    /// Copyright owner named in the new license header.
+    #[arg(long)]
+    pub owner: Option<String>,
+    /// File whose content becomes hack/boilerplate.go.txt (overrides --license).
+    #[arg(long)]
+    pub license_file: Option<PathBuf>,
+    /// Print the planned file changes (with diffs) and write nothing.
+    #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_value_t = false,
+          default_missing_value = "true", require_equals = true)]
+    pub dry_run: bool,
+    /// Rewrite scaffolded files the change needs (manual edits in the changed lines must still match).
+    #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_value_t = false,
+          default_missing_value = "true", require_equals = true)]
+    pub force: bool,
+    /// Optional plugins to add (reserved: none exists yet, so any other than the project's layout is refused).
+    #[arg(long)]
+    pub plugins: Option<String>,
+}
+
+/// Flags of `alpha generate`.
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    /// Directory holding the PROJECT file (default: the current directory).
+    #[arg(long)]
+    pub input_dir: Option<PathBuf>,
+    /// Empty or missing directory to write the new scaffold to; without it the
+    /// project is re-scaffolded in place after its files move to a backup directory.
+    #[arg(long)]
+    pub output_dir: Option<PathBuf>,
+    /// Run the post-steps of create api (code generation, gofmt, go mod tidy) on the result.
+    #[arg(long = "make", default_value_t = true, action = ArgAction::Set, num_args = 0..=1,
+          default_missing_value = "true", require_equals = true)]
+    pub run_make: bool,
+    /// Print what would be written and how it differs from the original; write nothing.
+    #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_value_t = false,
+          default_missing_value = "true", require_equals = true)]
+    pub dry_run: bool,
 }
 
 /// Flags of `init`.

@@ -27,6 +27,10 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
         cli::Command::Create(cli::CreateCommand::Webhook(args)) => {
             commands::create_webhook::run(&args, &dir)
         }
+        cli::Command::Edit(args) => commands::edit::run(&args, &dir),
+        cli::Command::Alpha(cli::AlphaCommand::Generate(args)) => {
+            commands::alpha_generate::run(&args, &dir)
+        }
         cli::Command::Version => {
             commands::version::run();
             Ok(())

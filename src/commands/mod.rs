@@ -1,8 +1,10 @@
 //! One module per command: each turns parsed flags into a plan and carries it out.
 
+pub mod alpha_generate;
 pub mod completion;
 pub mod create_api;
 pub mod create_webhook;
+pub mod edit;
 pub mod init;
 pub mod version;
 
