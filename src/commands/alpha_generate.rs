@@ -1,10 +1,411 @@
-//! `kubebuilder-rs alpha generate`: re-scaffold a project from its PROJECT file.
+//! `kubebuilder-rs alpha generate`: re-scaffold a project from its PROJECT
+//! file with the current templates.
+//!
+//! The command sequence the PROJECT file records (see [`replay`]) runs in a
+//! private staging directory first, so a PROJECT file that cannot be
+//! re-scaffolded changes nothing. The finished tree is then written, as one
+//! plan, to `--output-dir` or, in place, after the original files moved to a
+//! backup directory next to the project. Last, the command lists the files
+//! that differ from the original.
 
+use super::replay::{self, Step};
 use crate::cli::GenerateArgs;
-use anyhow::{Result, bail};
-use std::path::Path;
+use crate::layouts::{self, Layout};
+use crate::machinery::clock::DateTime;
+use crate::machinery::{Change, Plan};
+use crate::project::{self, Project};
+use anyhow::{Context as _, Result, bail};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
 
-/// Runs `alpha generate` from `dir`.
-pub fn run(_args: &GenerateArgs, dir: &Path) -> Result<()> {
-    bail!("alpha generate is not available yet in {}", dir.display())
+/// The directory git keeps its data in; never moved or compared.
+const GIT_DIR: &str = ".git";
+
+/// Runs `alpha generate` from the current directory `cwd`.
+pub fn run(args: &GenerateArgs, cwd: &Path) -> Result<()> {
+    let input = std::path::absolute(cwd.join(args.input_dir.as_deref().unwrap_or(cwd)))?;
+    let original = Project::load(&input)?;
+    let layout = layouts::from_project(&original.file)?;
+    check_layout_plugins(&original, layout)?;
+    let output = match &args.output_dir {
+        Some(dir) => Some(std::path::absolute(cwd.join(dir))?),
+        None => None,
+    };
+    if let Some(output) = &output {
+        check_output_dir(output)?;
+    }
+
+    let staging = Staging::new()?;
+    let steps = replay::steps(
+        &original.file,
+        &staging.path,
+        layout.current_license(&input),
+    )?;
+    scaffold(layout, &steps, &staging.path)?;
+    keep_unknown_keys(&original, &staging.path)?;
+    let new_tree = read_tree(&staging.path, &[])?;
+
+    if args.dry_run {
+        let target = output.as_deref().unwrap_or(&input);
+        println!(
+            "Would write {} files to {}",
+            new_tree.len(),
+            target.display()
+        );
+        let old_tree = read_tree(&input, &nested(output.as_deref(), &input))?;
+        print!("{}", Differences::between(&old_tree, &new_tree));
+        println!("(dry run: nothing was written)");
+        return Ok(());
+    }
+
+    let (target, compare_with) = match output {
+        Some(output) => (output, input.clone()),
+        None => {
+            let backup = move_to_backup(&input)?;
+            println!(
+                "Moved the original files to {} ({} stays)",
+                backup.display(),
+                GIT_DIR
+            );
+            (input.clone(), backup)
+        }
+    };
+    let written = match write_tree(&new_tree, &target) {
+        Ok(written) => written,
+        Err(error) => {
+            if target == input {
+                restore_from_backup(&compare_with, &input)?;
+            }
+            return Err(error);
+        }
+    };
+    println!("Wrote {} files to {}", written.len(), target.display());
+
+    if args.run_make {
+        let project = Project::load(&target)?;
+        layout.finish_generate(&target, &project.file, &written)?;
+    }
+    let skip = nested(Some(&target), &compare_with);
+    let differences =
+        Differences::between(&read_tree(&compare_with, &skip)?, &read_tree(&target, &[])?);
+    println!("Compared with {}:", compare_with.display());
+    print!("{differences}");
+    Ok(())
+}
+
+/// Refuses a PROJECT whose `layout` lists a plugin besides `layout`: this
+/// tool could not re-create the files that plugin scaffolded.
+fn check_layout_plugins(project: &Project, layout: &dyn Layout) -> Result<()> {
+    match project.file.layout.iter().find(|key| *key != layout.key()) {
+        Some(other) => bail!(
+            "PROJECT's layout lists the plugin {other:?}, which this tool cannot re-scaffold; only {} is supported",
+            layout.key()
+        ),
+        None => Ok(()),
+    }
+}
+
+/// Refuses an output directory that holds anything.
+fn check_output_dir(output: &Path) -> Result<()> {
+    if !output.exists() {
+        return Ok(());
+    }
+    let mut entries = fs::read_dir(output).with_context(|| {
+        format!(
+            "--output-dir {} is not a directory that can be read",
+            output.display()
+        )
+    })?;
+    if entries.next().is_some() {
+        bail!(
+            "--output-dir {} is not empty: give a new or empty directory",
+            output.display()
+        );
+    }
+    Ok(())
+}
+
+/// Runs `steps` in the empty directory `dir`.
+fn scaffold(layout: &dyn Layout, steps: &[Step], dir: &Path) -> Result<()> {
+    for step in steps {
+        let plan = match step {
+            Step::Init(options) => super::init::plan(layout, options)?,
+            Step::CreateApi(request) => {
+                let mut project = Project::load(dir)?;
+                super::create_api::plan(layout, dir, &mut project, request).with_context(|| {
+                    format!(
+                        "cannot re-create the API {}/{}/{}",
+                        request.group, request.version, request.kind
+                    )
+                })?
+            }
+            Step::CreateWebhook(request) => {
+                let mut project = Project::load(dir)?;
+                super::create_webhook::plan(layout, dir, &mut project, request).with_context(
+                    || {
+                        format!(
+                            "cannot re-create the webhooks of {}/{}/{}",
+                            request.group, request.version, request.kind
+                        )
+                    },
+                )?
+            }
+        };
+        plan.resolve(dir, false)?.apply()?;
+    }
+    Ok(())
+}
+
+/// Carries the original PROJECT's top-level keys this tool does not use
+/// (such as `plugins`) into the new one, and says that their files were not
+/// re-created.
+fn keep_unknown_keys(original: &Project, dir: &Path) -> Result<()> {
+    if original.file.extra.is_empty() {
+        return Ok(());
+    }
+    let mut project = Project::load(dir)?;
+    project.file.extra = original.file.extra.clone();
+    fs::write(dir.join(project::FILE_NAME), project.render()?)?;
+    let keys: Vec<String> = original
+        .file
+        .extra
+        .keys()
+        .filter_map(|key| key.as_str().map(str::to_string))
+        .collect();
+    eprintln!(
+        "Note: PROJECT's {} kept as they were; this tool re-creates no files for them",
+        keys.join(", ")
+    );
+    Ok(())
+}
+
+/// Writes `tree` into `target` as one plan (all or nothing); returns the
+/// files written.
+fn write_tree(tree: &BTreeMap<PathBuf, String>, target: &Path) -> Result<Vec<PathBuf>> {
+    let mut plan = Plan::new();
+    for (path, contents) in tree {
+        plan.push(Change::Create {
+            path: path.clone(),
+            contents: contents.clone(),
+        });
+    }
+    let report = plan.resolve(target, false)?.apply()?;
+    Ok(report.written.into_iter().map(|(path, _)| path).collect())
+}
+
+/// Moves every entry of `dir` but `.git` into a new backup directory next
+/// to it, and returns that directory. On failure, moves everything back.
+fn move_to_backup(dir: &Path) -> Result<PathBuf> {
+    let name = dir
+        .file_name()
+        .context("the project directory has no name")?
+        .to_string_lossy();
+    let parent = dir
+        .parent()
+        .context("the project directory has no parent")?;
+    let backup = parent.join(format!("{name}-backup-{}", DateTime::now().compact()));
+    fs::create_dir(&backup).with_context(|| {
+        format!(
+            "cannot create the backup directory {} (pass --output-dir to leave the project untouched)",
+            backup.display()
+        )
+    })?;
+    let mut moved = Vec::new();
+    for entry in fs::read_dir(dir)? {
+        let name = entry?.file_name();
+        if name == GIT_DIR {
+            continue;
+        }
+        if let Err(error) = fs::rename(dir.join(&name), backup.join(&name)) {
+            for name in moved {
+                let _ = fs::rename(backup.join(&name), dir.join(&name));
+            }
+            let _ = fs::remove_dir(&backup);
+            return Err(error).with_context(|| {
+                format!(
+                    "cannot move {} to {}",
+                    dir.join(&name).display(),
+                    backup.display()
+                )
+            });
+        }
+        moved.push(name);
+    }
+    Ok(backup)
+}
+
+/// Moves the backup's entries back into `dir` and removes the backup.
+fn restore_from_backup(backup: &Path, dir: &Path) -> Result<()> {
+    for entry in fs::read_dir(backup)? {
+        let name = entry?.file_name();
+        fs::rename(backup.join(&name), dir.join(&name))?;
+    }
+    fs::remove_dir(backup)?;
+    Ok(())
+}
+
+/// `inner`, relative to `outer`, when it lies inside it: a directory to leave
+/// out when reading `outer`.
+fn nested(inner: Option<&Path>, outer: &Path) -> Vec<PathBuf> {
+    inner
+        .and_then(|inner| inner.strip_prefix(outer).ok())
+        .filter(|relative| !relative.as_os_str().is_empty())
+        .map(Path::to_path_buf)
+        .into_iter()
+        .collect()
+}
+
+/// Every file below `root` (but `.git` and `skip`), keyed by relative path,
+/// with its text (binary files are read lossily: they only get compared).
+fn read_tree(root: &Path, skip: &[PathBuf]) -> Result<BTreeMap<PathBuf, String>> {
+    let mut files = BTreeMap::new();
+    let mut folders = vec![PathBuf::new()];
+    while let Some(folder) = folders.pop() {
+        for entry in fs::read_dir(root.join(&folder))? {
+            let entry = entry?;
+            let relative = folder.join(entry.file_name());
+            if relative == Path::new(GIT_DIR) || skip.contains(&relative) {
+                continue;
+            }
+            if entry.file_type()?.is_dir() {
+                folders.push(relative);
+            } else {
+                let bytes = fs::read(entry.path())?;
+                files.insert(relative, String::from_utf8_lossy(&bytes).into_owned());
+            }
+        }
+    }
+    Ok(files)
+}
+
+/// How a new tree differs from the original one.
+#[derive(Debug, Default)]
+struct Differences {
+    changed: Vec<PathBuf>,
+    added: Vec<PathBuf>,
+    removed: Vec<PathBuf>,
+}
+
+impl Differences {
+    fn between(old: &BTreeMap<PathBuf, String>, new: &BTreeMap<PathBuf, String>) -> Self {
+        let mut differences = Self::default();
+        for (path, text) in new {
+            match old.get(path) {
+                None => differences.added.push(path.clone()),
+                Some(before) if before != text => differences.changed.push(path.clone()),
+                Some(_) => {}
+            }
+        }
+        differences.removed = old
+            .keys()
+            .filter(|path| !new.contains_key(*path))
+            .cloned()
+            .collect();
+        differences.added = folded(&differences.added, new);
+        differences.removed = folded(&differences.removed, old);
+        differences
+    }
+}
+
+impl std::fmt::Display for Differences {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.changed.is_empty() && self.added.is_empty() && self.removed.is_empty() {
+            return writeln!(f, "  no file differs");
+        }
+        for (label, paths) in [
+            ("changed", &self.changed),
+            ("new", &self.added),
+            ("only in the original", &self.removed),
+        ] {
+            for path in paths {
+                writeln!(f, "  {label:<21} {}", path.display())?;
+            }
+        }
+        writeln!(
+            f,
+            "Carry your code over with a diff tool, for example `diff -ru <original> <new>`."
+        )
+    }
+}
+
+/// `paths`, with every folder whose files are all in `paths` (and that is
+/// not the root) shown once as `folder/` instead of file by file.
+fn folded(paths: &[PathBuf], tree: &BTreeMap<PathBuf, String>) -> Vec<PathBuf> {
+    let listed: BTreeSet<&PathBuf> = paths.iter().collect();
+    let whole = |folder: &Path| {
+        tree.keys()
+            .filter(|path| path.starts_with(folder))
+            .all(|path| listed.contains(path))
+    };
+    let mut out: Vec<PathBuf> = Vec::new();
+    for path in paths {
+        let top = path
+            .ancestors()
+            .skip(1)
+            .filter(|a| !a.as_os_str().is_empty())
+            .filter(|a| whole(a))
+            .last();
+        let shown = match top {
+            Some(folder) => folder.join(""),
+            None => path.clone(),
+        };
+        if out.last() != Some(&shown) {
+            out.push(shown);
+        }
+    }
+    out
+}
+
+/// A private directory for the staged scaffold, removed when dropped.
+struct Staging {
+    root: PathBuf,
+    path: PathBuf,
+}
+
+impl Staging {
+    fn new() -> Result<Self> {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let root = std::env::temp_dir().join(format!(
+            "kubebuilder-rs-generate-{}-{nanos}",
+            std::process::id()
+        ));
+        let path = root.join("project");
+        fs::create_dir_all(&path).with_context(|| format!("cannot create {}", path.display()))?;
+        Ok(Self { root, path })
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.root);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(paths: &[&str]) -> BTreeMap<PathBuf, String> {
+        paths
+            .iter()
+            .map(|p| (PathBuf::from(p), String::new()))
+            .collect()
+    }
+
+    #[test]
+    fn folders_only_on_one_side_are_listed_once() {
+        let old = tree(&["a.txt", "bin/x", "bin/y", "cmd/main.go"]);
+        let mut new = tree(&["a.txt", "cmd/main.go", "cmd/other.go", "api/v1/t.go"]);
+        new.insert("a.txt".into(), "changed".into());
+        let differences = Differences::between(&old, &new);
+        assert_eq!(differences.changed, [PathBuf::from("a.txt")]);
+        assert_eq!(
+            differences.added,
+            [PathBuf::from("api/"), PathBuf::from("cmd/other.go")]
+        );
+        assert_eq!(differences.removed, [PathBuf::from("bin/")]);
+    }
 }

@@ -1,8 +1,8 @@
 //! `kubebuilder-rs create api`: an API type and/or a controller.
 
 use crate::cli::{ApiArgs, ExternalApiArgs};
-use crate::layouts::{self, ApiRequest, ExternalApi};
-use crate::machinery::Change;
+use crate::layouts::{self, ApiRequest, ExternalApi, Layout};
+use crate::machinery::{Change, Plan};
 use crate::naming;
 use crate::project::{self, Project};
 use anyhow::{Result, bail};
@@ -15,17 +15,28 @@ pub fn run(args: &ApiArgs, dir: &Path) -> Result<()> {
     let layout = layouts::from_project(&project.file)?;
     layouts::find(&args.write.plugins)?;
     let request = request_from_args(args)?;
-    let mut plan = layout.plan_create_api(dir, &mut project.file, &request)?;
-    project.file.cli_version = Some(env!("CARGO_PKG_VERSION").to_string());
-    plan.push(Change::Write {
-        path: project::FILE_NAME.into(),
-        contents: project.render()?,
-    });
+    let plan = plan(layout, dir, &mut project, &request)?;
     let written = super::carry_out(&plan, dir, args.write.force, args.write.dry_run)?;
     if let (Some(written), true) = (written, args.run_make) {
         layout.finish_create_api(dir, &request, &written)?;
     }
     Ok(())
+}
+
+/// Plans `request` in the project at `dir`, PROJECT's new content included.
+pub(crate) fn plan(
+    layout: &dyn Layout,
+    dir: &Path,
+    project: &mut Project,
+    request: &ApiRequest,
+) -> Result<Plan> {
+    let mut plan = layout.plan_create_api(dir, &mut project.file, request)?;
+    project.file.cli_version = Some(env!("CARGO_PKG_VERSION").to_string());
+    plan.push(Change::Write {
+        path: project::FILE_NAME.into(),
+        contents: project.render()?,
+    });
+    Ok(plan)
 }
 
 /// Checks the flags and turns them into a request.

@@ -2,8 +2,8 @@
 
 use super::create_api::external_api;
 use crate::cli::WebhookArgs;
-use crate::layouts::{self, WebhookRequest};
-use crate::machinery::Change;
+use crate::layouts::{self, Layout, WebhookRequest};
+use crate::machinery::{Change, Plan};
 use crate::naming;
 use crate::project::{self, Project};
 use anyhow::{Result, bail};
@@ -15,17 +15,28 @@ pub fn run(args: &WebhookArgs, dir: &Path) -> Result<()> {
     let mut project = Project::load(dir)?;
     let layout = layouts::from_project(&project.file)?;
     layouts::find(&args.write.plugins)?;
-    let mut plan = layout.plan_create_webhook(dir, &mut project.file, &request)?;
-    project.file.cli_version = Some(env!("CARGO_PKG_VERSION").to_string());
-    plan.push(Change::Write {
-        path: project::FILE_NAME.into(),
-        contents: project.render()?,
-    });
+    let plan = plan(layout, dir, &mut project, &request)?;
     let written = super::carry_out(&plan, dir, args.write.force, args.write.dry_run)?;
     if let (Some(written), true) = (written, args.run_make) {
         layout.finish_create_webhook(dir, &request, &written)?;
     }
     Ok(())
+}
+
+/// Plans `request` in the project at `dir`, PROJECT's new content included.
+pub(crate) fn plan(
+    layout: &dyn Layout,
+    dir: &Path,
+    project: &mut Project,
+    request: &WebhookRequest,
+) -> Result<Plan> {
+    let mut plan = layout.plan_create_webhook(dir, &mut project.file, request)?;
+    project.file.cli_version = Some(env!("CARGO_PKG_VERSION").to_string());
+    plan.push(Change::Write {
+        path: project::FILE_NAME.into(),
+        contents: project.render()?,
+    });
+    Ok(plan)
 }
 
 /// Checks the flags and turns them into a request.

@@ -1,8 +1,8 @@
 //! `kubebuilder-rs init`: turn an empty directory into a new project.
 
 use crate::cli::InitArgs;
-use crate::layouts::{self, InitOptions, License};
-use crate::machinery::Change;
+use crate::layouts::{self, InitOptions, Layout, License};
+use crate::machinery::{Change, Plan};
 use crate::naming;
 use crate::project::{self, Project, ProjectFile};
 use anyhow::{Context as _, Result, bail};
@@ -19,30 +19,35 @@ pub fn run(args: &InitArgs, dir: &Path) -> Result<()> {
         );
     }
     let repo = layout.prepare_init(&options)?;
-    options.repo = Some(repo.clone());
-
-    let project = ProjectFile {
-        version: project::PROJECT_VERSION.to_string(),
-        domain: Some(options.domain.clone()),
-        layout: vec![layout.key().to_string()],
-        project_name: Some(options.project_name.clone()),
-        repo: Some(repo),
-        cli_version: Some(env!("CARGO_PKG_VERSION").to_string()),
-        multigroup: options.multigroup.then_some(true),
-        namespaced: options.namespaced.then_some(true),
-        ..ProjectFile::default()
-    };
-    let mut plan = layout.plan_init(&options, &project)?;
-    plan.push(Change::Create {
-        path: project::FILE_NAME.into(),
-        contents: Project::new(project).render()?,
-    });
-
+    options.repo = Some(repo);
+    let plan = plan(layout, &options)?;
     if super::carry_out(&plan, dir, args.write.force, args.write.dry_run)?.is_some() {
         layout.finish_init(dir, &options)?;
         println!("{}", layout.next_steps_after_init());
     }
     Ok(())
+}
+
+/// Plans every file of a new project, the PROJECT file included, for options
+/// whose repository is known (see [`Layout::prepare_init`]).
+pub(crate) fn plan(layout: &dyn Layout, options: &InitOptions) -> Result<Plan> {
+    let project = ProjectFile {
+        version: project::PROJECT_VERSION.to_string(),
+        domain: Some(options.domain.clone()),
+        layout: vec![layout.key().to_string()],
+        project_name: Some(options.project_name.clone()),
+        repo: options.repo.clone(),
+        cli_version: Some(env!("CARGO_PKG_VERSION").to_string()),
+        multigroup: options.multigroup.then_some(true),
+        namespaced: options.namespaced.then_some(true),
+        ..ProjectFile::default()
+    };
+    let mut plan = layout.plan_init(options, &project)?;
+    plan.push(Change::Create {
+        path: project::FILE_NAME.into(),
+        contents: Project::new(project).render()?,
+    });
+    Ok(plan)
 }
 
 /// Checks the flags and turns them into layout-independent options.

@@ -6,6 +6,7 @@ pub mod create_api;
 pub mod create_webhook;
 pub mod edit;
 pub mod init;
+mod replay;
 pub mod version;
 
 use crate::machinery::Plan;

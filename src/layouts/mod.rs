@@ -173,6 +173,16 @@ pub trait Layout: Sync {
         request: &WebhookRequest,
         written: &[PathBuf],
     ) -> Result<()>;
+
+    /// The license header of the project at `dir` as it stands, which
+    /// `alpha generate` keeps; `None` when the project records none.
+    fn current_license(&self, dir: &Path) -> Option<License>;
+
+    /// Runs after `alpha generate` wrote a whole project (with `--make`):
+    /// what the post-steps of every `create` command together would do.
+    /// `written` lists every file, relative to `dir`.
+    fn finish_generate(&self, dir: &Path, project: &ProjectFile, written: &[PathBuf])
+    -> Result<()>;
 }
 
 /// Every layout, the default first.

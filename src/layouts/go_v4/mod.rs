@@ -118,7 +118,7 @@ impl Layout for GoV4 {
         // Webhooks change no API types, so no code is generated.
         let changes = post_steps::Changes {
             written,
-            go_get: None,
+            go_get: Vec::new(),
             api_packages: Default::default(),
         };
         post_steps::run(dir, &changes)
@@ -133,12 +133,41 @@ impl Layout for GoV4 {
         post_steps::require_go(dir)?;
         let changes = post_steps::Changes {
             written,
-            go_get: unversioned_module(request.external.as_ref()),
+            go_get: unversioned_module(request.external.as_ref())
+                .into_iter()
+                .collect(),
             api_packages: if request.resource {
-                post_steps::api_packages(written, &request.version)
+                post_steps::api_packages(written, Some(&request.version))
             } else {
                 Default::default()
             },
+        };
+        post_steps::run(dir, &changes)
+    }
+
+    fn current_license(&self, dir: &Path) -> Option<License> {
+        std::fs::read_to_string(dir.join(BOILERPLATE_PATH))
+            .ok()
+            .map(License::Custom)
+    }
+
+    fn finish_generate(
+        &self,
+        dir: &Path,
+        project: &ProjectFile,
+        written: &[PathBuf],
+    ) -> Result<()> {
+        post_steps::require_go(dir)?;
+        let changes = post_steps::Changes {
+            written,
+            go_get: project
+                .resources
+                .iter()
+                .filter(|entry| entry.external == Some(true))
+                .filter_map(|entry| entry.module.as_deref())
+                .filter(|module| !module.is_empty() && !module.contains('@'))
+                .collect(),
+            api_packages: post_steps::api_packages(written, None),
         };
         post_steps::run(dir, &changes)
     }
@@ -257,38 +286,12 @@ fn fnv1a_32(text: &str) -> u32 {
 
 /// The current year (UTC), for copyright lines.
 fn current_year() -> i64 {
-    let seconds = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    year_of_day(i64::try_from(seconds / 86_400).unwrap_or(0))
-}
-
-/// The Gregorian year of a day counted from 1970-01-01.
-fn year_of_day(days: i64) -> i64 {
-    // Shift to an era starting on 0000-03-01, where leap days fall at the end.
-    let shifted = days + 719_468;
-    let era = shifted.div_euclid(146_097);
-    let day_of_era = shifted.rem_euclid(146_097);
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let month_index = (5 * day_of_year + 2) / 153; // 0 = March … 11 = February
-    let january_or_february = i64::from(month_index >= 10);
-    year_of_era + era * 400 + january_or_february
+    crate::machinery::clock::DateTime::now().year
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn years_of_days() {
-        assert_eq!(year_of_day(0), 1970);
-        assert_eq!(year_of_day(365), 1971);
-        assert_eq!(year_of_day(20_453), 2025); // 2025-12-31
-        assert_eq!(year_of_day(20_454), 2026); // 2026-01-01
-        assert_eq!(year_of_day(11_016), 2000); // 2000-02-29
-    }
 
     #[test]
     fn leader_election_hash_matches_kubebuilder() {

@@ -110,8 +110,8 @@ impl Progress {
 pub struct Changes<'a> {
     /// Files written, relative to the project root.
     pub written: &'a [PathBuf],
-    /// An external module to `go get` (given without a version).
-    pub go_get: Option<&'a str>,
+    /// External modules to `go get` (given without a version).
+    pub go_get: Vec<&'a str>,
     /// The API packages whose types changed, to generate code for (see
     /// [`api_packages`]).
     pub api_packages: BTreeSet<PathBuf>,
@@ -120,13 +120,13 @@ pub struct Changes<'a> {
 /// Runs the post-steps for `changes` in the project at `dir`.
 pub fn run(dir: &Path, changes: &Changes) -> Result<()> {
     let progress = Progress::new();
-    if let Some(module) = changes.go_get {
+    for module in &changes.go_get {
         progress.run(dir, &Step::new("go", &["get", module]))?;
     }
     // Code generation loads the API packages, so a go.mod without the sums
     // it needs is tidied first; otherwise tidying, if needed, comes last,
     // when the generated files can be checked too.
-    let tidy_first = changes.go_get.is_some()
+    let tidy_first = !changes.go_get.is_empty()
         || changes.written.iter().any(|p| p == Path::new("go.mod"))
         || !dir.join("go.sum").is_file();
     if tidy_first {
@@ -228,19 +228,22 @@ fn controller_gen(dir: &Path, packages: &BTreeSet<PathBuf>) -> Step {
     Step::new(binary, &args)
 }
 
-/// The API packages of `version` whose types the command wrote (a
-/// `*_types.go` or `groupversion_info.go` under `api/`): they need their
-/// deep-copy methods and apply configurations generated again. Other
-/// versions' types files only get a storage-version marker, which changes
-/// no generated code; conversion and webhook files declare no types.
-pub fn api_packages(written: &[PathBuf], version: &str) -> BTreeSet<PathBuf> {
+/// The API packages of `version` (of every version when `None`) whose types
+/// the command wrote (a `*_types.go` or `groupversion_info.go` under `api/`):
+/// they need their deep-copy methods and apply configurations generated
+/// again. Other versions' types files only get a storage-version marker,
+/// which changes no generated code; conversion and webhook files declare no
+/// types.
+pub fn api_packages(written: &[PathBuf], version: Option<&str>) -> BTreeSet<PathBuf> {
     written
         .iter()
         .filter(|p| p.starts_with("api"))
         .filter(|p| {
-            p.parent()
-                .and_then(Path::file_name)
-                .is_some_and(|v| v == version)
+            version.is_none_or(|version| {
+                p.parent()
+                    .and_then(Path::file_name)
+                    .is_some_and(|v| v == version)
+            })
         })
         .filter(|p| {
             p.file_name().is_some_and(|n| {
@@ -378,7 +381,7 @@ mod tests {
         .iter()
         .map(PathBuf::from)
         .collect();
-        let packages: Vec<PathBuf> = api_packages(&written, "v1").into_iter().collect();
+        let packages: Vec<PathBuf> = api_packages(&written, Some("v1")).into_iter().collect();
         assert_eq!(packages, vec![PathBuf::from("api/crew/v1")]);
     }
 

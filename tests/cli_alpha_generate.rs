@@ -1,0 +1,273 @@
+//! `alpha generate`: re-scaffolding from PROJECT gives back the tree the
+//! original commands wrote, in place (with a backup) or into a new
+//! directory, and every refusal leaves both directories as they were.
+
+mod common;
+
+use common::sequences::{MULTIGROUP, SINGLE_GROUP};
+use common::{empty_project_dir, init_project, kb, snapshot_tree, stderr, stdout, words};
+use std::path::{Path, PathBuf};
+
+/// Runs kubebuilder-rs with `args` in `dir`; panics on failure and returns stdout.
+fn kb_ok(dir: &Path, args: &[&str]) -> String {
+    let output = kb(dir).args(args).output().expect("run kubebuilder-rs");
+    assert!(
+        output.status.success(),
+        "kubebuilder-rs {args:?} failed: {}",
+        stderr(&output)
+    );
+    stdout(&output)
+}
+
+/// A project grown by `init` (with `init_flags`) and `sequence`, all without
+/// post-steps.
+fn grown_project(
+    name: &str,
+    init_flags: &[&str],
+    sequence: &[&str],
+) -> (tempfile::TempDir, PathBuf) {
+    let (tmp, dir) = empty_project_dir(name);
+    init_project(&dir, init_flags);
+    for line in sequence {
+        let mut args = words(line);
+        args.push("--make=false");
+        kb_ok(&dir, &args);
+    }
+    (tmp, dir)
+}
+
+/// Runs `alpha generate` and expects a one-line refusal containing every
+/// needle, with `dirs` unchanged.
+fn assert_generate_refused(cwd: &Path, args: &[&str], needles: &[&str], dirs: &[&Path]) {
+    let before: Vec<_> = dirs.iter().map(|d| snapshot_tree(d)).collect();
+    let output = kb(cwd)
+        .args(["alpha", "generate", "--make=false"])
+        .args(args)
+        .output()
+        .expect("run kubebuilder-rs");
+    let message = stderr(&output);
+    assert!(!output.status.success(), "expected a refusal for {args:?}");
+    assert_eq!(
+        message.trim().lines().count(),
+        1,
+        "one line expected: {message}"
+    );
+    for needle in needles {
+        assert!(message.contains(needle), "{needle:?} not in: {message}");
+    }
+    let after: Vec<_> = dirs.iter().map(|d| snapshot_tree(d)).collect();
+    assert_eq!(after, before, "a refusal changed files");
+}
+
+#[test]
+fn a_single_group_project_comes_back_file_for_file() {
+    let (tmp, dir) = grown_project("ship", &[], SINGLE_GROUP);
+    let out = tmp.path().join("regenerated");
+    let printed = kb_ok(
+        tmp.path(),
+        &[
+            "alpha",
+            "generate",
+            "--input-dir",
+            "ship",
+            "--output-dir",
+            "regenerated",
+            "--make=false",
+        ],
+    );
+    assert!(printed.contains("no file differs"), "{printed}");
+    let (original, regenerated) = (snapshot_tree(&dir), snapshot_tree(&out));
+    assert!(original.len() > 90, "only {} entries", original.len());
+    assert_eq!(
+        original.keys().collect::<Vec<_>>(),
+        regenerated.keys().collect::<Vec<_>>()
+    );
+    for (path, bytes) in &original {
+        assert!(regenerated[path] == *bytes, "{} differs", path.display());
+    }
+}
+
+#[test]
+fn a_multigroup_project_is_regenerated_in_place_with_a_backup() {
+    let (tmp, dir) = grown_project("fleet", &["--multigroup"], MULTIGROUP);
+    std::fs::create_dir_all(dir.join(".git")).unwrap();
+    std::fs::write(dir.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    std::fs::write(dir.join("notes.txt"), "mine\n").unwrap();
+    let main_go = dir.join("cmd/main.go");
+    let scaffolded_main = std::fs::read_to_string(&main_go).unwrap();
+    std::fs::write(&main_go, format!("{scaffolded_main}// my change\n")).unwrap();
+    let original = snapshot_tree(&dir);
+
+    let printed = kb_ok(&dir, &["alpha", "generate", "--make=false"]);
+
+    let backups: Vec<PathBuf> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("fleet-backup-")
+        })
+        .collect();
+    assert_eq!(backups.len(), 1, "{printed}");
+    let backup = &backups[0];
+    assert!(printed.contains(&backup.display().to_string()), "{printed}");
+    // The backup holds the original files (git data stays in the project).
+    let mut expected_backup = original.clone();
+    expected_backup.retain(|path, _| !path.starts_with(".git"));
+    assert_eq!(snapshot_tree(backup), expected_backup);
+    // The new tree is the scaffold: the hand-made change and file are gone,
+    // everything else is as the commands wrote it.
+    let regenerated = snapshot_tree(&dir);
+    assert_eq!(std::fs::read_to_string(&main_go).unwrap(), scaffolded_main);
+    let mut expected = original;
+    expected.remove(Path::new("notes.txt"));
+    expected.insert("cmd/main.go".into(), scaffolded_main.into_bytes());
+    assert_eq!(regenerated, expected);
+    assert!(
+        printed.contains("changed               cmd/main.go"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("only in the original  notes.txt"),
+        "{printed}"
+    );
+}
+
+#[test]
+fn dry_run_lists_the_differences_and_writes_nothing() {
+    let (tmp, dir) = grown_project("ship", &[], &SINGLE_GROUP[..3]);
+    std::fs::remove_file(dir.join("Dockerfile")).unwrap();
+    let before = snapshot_tree(tmp.path());
+    let printed = kb_ok(&dir, &["alpha", "generate", "--make=false", "--dry-run"]);
+    assert!(
+        printed.contains("new                   Dockerfile"),
+        "{printed}"
+    );
+    assert!(printed.contains("dry run"), "{printed}");
+    assert_eq!(snapshot_tree(tmp.path()), before);
+}
+
+#[test]
+fn license_header_and_unknown_project_keys_are_kept() {
+    let (tmp, dir) = grown_project("ship", &["--license", "none"], &SINGLE_GROUP[..1]);
+    std::fs::write(
+        dir.join("hack/boilerplate.go.txt"),
+        "// Copyright YEAR Sailors.\n",
+    )
+    .unwrap();
+    let project = std::fs::read_to_string(dir.join("PROJECT")).unwrap();
+    let with_plugin = project.replace(
+        "projectName:",
+        "plugins:\n  grafana.kubebuilder.io/v1-alpha: {}\nprojectName:",
+    );
+    std::fs::write(dir.join("PROJECT"), &with_plugin).unwrap();
+    let output = kb(tmp.path())
+        .args([
+            "alpha",
+            "generate",
+            "--make=false",
+            "--input-dir",
+            "ship",
+            "--output-dir",
+            "new",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(stderr(&output).contains("plugins"), "{}", stderr(&output));
+    let new = tmp.path().join("new");
+    assert_eq!(
+        std::fs::read_to_string(new.join("hack/boilerplate.go.txt")).unwrap(),
+        "// Copyright YEAR Sailors.\n"
+    );
+    let types = std::fs::read_to_string(new.join("api/v1/captain_types.go")).unwrap();
+    assert!(types.starts_with("// Copyright 2"), "{}", &types[..60]);
+    assert_eq!(
+        std::fs::read_to_string(new.join("PROJECT")).unwrap(),
+        with_plugin
+    );
+}
+
+#[test]
+fn a_project_file_is_required() {
+    let (tmp, dir) = empty_project_dir("empty");
+    assert_generate_refused(&dir, &[], &["no PROJECT file", "empty"], &[tmp.path()]);
+    assert_generate_refused(
+        tmp.path(),
+        &["--input-dir", "missing", "--output-dir", "out"],
+        &["no PROJECT file", "missing"],
+        &[tmp.path()],
+    );
+}
+
+#[test]
+fn unknown_layouts_and_plugins_are_refused() {
+    let (tmp, dir) = grown_project("ship", &[], &[]);
+    let project = std::fs::read_to_string(dir.join("PROJECT")).unwrap();
+    std::fs::write(
+        dir.join("PROJECT"),
+        project.replace("go.kubebuilder.io/v4", "go.kubebuilder.io/v3"),
+    )
+    .unwrap();
+    assert_generate_refused(&dir, &[], &["go.kubebuilder.io/v3", "go/v4"], &[tmp.path()]);
+
+    std::fs::write(
+        dir.join("PROJECT"),
+        project.replace(
+            "- go.kubebuilder.io/v4\n",
+            "- go.kubebuilder.io/v4\n- declarative.go.kubebuilder.io/v1\n",
+        ),
+    )
+    .unwrap();
+    assert_generate_refused(
+        &dir,
+        &[],
+        &["declarative.go.kubebuilder.io/v1", "cannot re-scaffold"],
+        &[tmp.path()],
+    );
+}
+
+#[test]
+fn a_non_empty_output_dir_is_refused() {
+    let (tmp, dir) = grown_project("ship", &[], &[]);
+    let out = tmp.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    std::fs::write(out.join("keep.txt"), "x").unwrap();
+    assert_generate_refused(
+        &dir,
+        &["--output-dir", out.to_str().unwrap()],
+        &["--output-dir", "out", "not empty"],
+        &[tmp.path()],
+    );
+    // The project's own directory is not empty either.
+    assert_generate_refused(&dir, &["--output-dir", "."], &["not empty"], &[tmp.path()]);
+}
+
+#[test]
+fn a_project_that_cannot_be_replayed_changes_nothing() {
+    let (tmp, dir) = grown_project("ship", &[], &SINGLE_GROUP[..1]);
+    let project = std::fs::read_to_string(dir.join("PROJECT")).unwrap();
+    // A conversion webhook whose spoke version PROJECT does not have.
+    let broken = project.replace(
+        "  version: v1\n",
+        "  version: v1\n  webhooks:\n    conversion: true\n    spoke:\n    - v9\n    webhookVersion: v1\n",
+    );
+    std::fs::write(dir.join("PROJECT"), broken).unwrap();
+    assert_generate_refused(&dir, &[], &["Captain", "v9"], &[tmp.path()]);
+    assert_generate_refused(
+        &dir,
+        &["--output-dir", "../out"],
+        &["Captain", "v9"],
+        &[tmp.path()],
+    );
+    assert!(!tmp.path().join("out").exists());
+
+    std::fs::write(
+        dir.join("PROJECT"),
+        project.replace("repo: example.com/guestbook\n", ""),
+    )
+    .unwrap();
+    assert_generate_refused(&dir, &[], &["no `repo`"], &[tmp.path()]);
+}
