@@ -124,8 +124,8 @@ pub fn run(dir: &Path, changes: &Changes) -> Result<()> {
         progress.run(dir, &Step::new("go", &["get", module]))?;
     }
     // Code generation loads the API packages, so a go.mod without the sums
-    // it needs is tidied first; otherwise tidying, if needed, comes last,
-    // when the generated files can be checked too.
+    // it needs is tidied first; tidying again, if needed, comes last, when
+    // the generated files can be checked too.
     let tidy_first = !changes.go_get.is_empty()
         || changes.written.iter().any(|p| p == Path::new("go.mod"))
         || !dir.join("go.sum").is_file();
@@ -161,16 +161,20 @@ pub fn run(dir: &Path, changes: &Changes) -> Result<()> {
         formatting.and(generated)
     })?;
 
-    if !tidy_first {
-        // Generated code may import modules the written files do not (apply
-        // configurations use structured-merge-diff).
-        let mut checked = changes.written.to_vec();
-        for package in packages {
-            go_files_below(&dir.join(package), dir, &mut checked);
-        }
-        if needs_tidy(dir, &checked) {
-            progress.run(dir, &Step::new("go", &["mod", "tidy"]))?;
-        }
+    // Generated code may import modules the written files do not (apply
+    // configurations use structured-merge-diff), even after an early tidy.
+    // A go.mod tidied above is tidy unless the generated code needs more.
+    let mut checked: Vec<PathBuf> = changes
+        .written
+        .iter()
+        .filter(|p| !(tidy_first && p.as_path() == Path::new("go.mod")))
+        .cloned()
+        .collect();
+    for package in packages {
+        go_files_below(&dir.join(package), dir, &mut checked);
+    }
+    if needs_tidy(dir, &checked) {
+        progress.run(dir, &Step::new("go", &["mod", "tidy"]))?;
     }
     Ok(())
 }
