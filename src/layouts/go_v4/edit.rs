@@ -335,14 +335,23 @@ fn go_files(root: &Path) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-/// Applies to `text` the change that turns the rendering `old` into `new`.
+/// Applies to `text` the change that turns the rendering `old` into `new`,
+/// unless `text` already reads as `new` in every changed region (then it is
+/// returned as it is, so applying the change twice is harmless).
+fn apply_template_change(text: &str, old: &str, new: &str) -> Result<String, String> {
+    if replay(text, new, old).is_ok() {
+        return Ok(text.to_string());
+    }
+    replay(text, old, new)
+}
+
+/// Replays on `text` the line changes from `old` to `new`.
 ///
 /// Each changed region, with up to [`CONTEXT_LINES`] unchanged lines around
 /// it, must stand in `text` exactly once, as whole lines; it is then
-/// replaced by its new form. A region whose new form is already there is left alone, so applying
-/// the change twice is harmless. Fails, naming the first line of a region
-/// that cannot be placed, without changing anything.
-fn apply_template_change(text: &str, old: &str, new: &str) -> Result<String, String> {
+/// replaced by its new form. Fails, naming the first line of a region that
+/// cannot be placed, without changing anything.
+fn replay(text: &str, old: &str, new: &str) -> Result<String, String> {
     let diff = similar::TextDiff::from_lines(old, new);
     let old_lines: Vec<&str> = diff.iter_old_slices().collect();
     let new_lines: Vec<&str> = diff.iter_new_slices().collect();
@@ -355,18 +364,14 @@ fn apply_template_change(text: &str, old: &str, new: &str) -> Result<String, Str
         let new_range = first.new_range().start..last.new_range().end;
         let before = old_lines[old_range.clone()].concat();
         let after = new_lines[new_range.clone()].concat();
-        let region = match find_once(text, &before) {
-            Some(at) => (at, at + before.len(), after),
-            None if find_once(text, &after).is_some() => continue,
-            None => {
-                let first_line = before.lines().find(|line| !line.trim().is_empty());
-                return Err(format!(
-                    "the lines around {:?} differ from what was scaffolded",
-                    first_line.unwrap_or_default()
-                ));
-            }
+        let Some(at) = find_once(text, &before) else {
+            let first_line = before.lines().find(|line| !line.trim().is_empty());
+            return Err(format!(
+                "the lines around {:?} differ from what was scaffolded",
+                first_line.unwrap_or_default()
+            ));
         };
-        edits.push(region);
+        edits.push((at, at + before.len(), after));
     }
     splice(text, edits)
 }
