@@ -181,27 +181,7 @@ fn edit_namespaced(
         return Ok(());
     }
     if !force {
-        let mut note = format!(
-            "PROJECT {} a {mode} manager. These files still follow the other mode:",
-            if recorded {
-                "already records"
-            } else {
-                "now records"
-            }
-        );
-        for rewrite in &rewrites {
-            let _ = write!(note, "\n  {}", rewrite.path.display());
-        }
-        let flag = if target {
-            "--namespaced"
-        } else {
-            "--namespaced=false"
-        };
-        let _ = write!(
-            note,
-            "\nRun `kubebuilder-rs edit {flag} --force` to rewrite them (lines you changed in them must be rewritten by hand)."
-        );
-        out.notes.push(note);
+        out.notes.push(unforced_note(&rewrites, recorded, target));
         return Ok(());
     }
     for rewrite in rewrites {
@@ -218,6 +198,35 @@ fn edit_namespaced(
     }
     out.notes.push(namespaced_note(dir, project, target));
     Ok(())
+}
+
+/// The note for `--namespaced` without `--force`: the files that still follow
+/// the other mode, and how to rewrite them.
+fn unforced_note(rewrites: &[Rewrite], recorded: bool, target: bool) -> String {
+    let mode = if target { "namespaced" } else { "cluster-wide" };
+    let recorded = if recorded {
+        "already records"
+    } else {
+        "now records"
+    };
+    if rewrites.is_empty() {
+        return format!("PROJECT {recorded} a {mode} manager; no file needs rewriting.");
+    }
+    let mut note =
+        format!("PROJECT {recorded} a {mode} manager. These files still follow the other mode:");
+    for rewrite in rewrites {
+        let _ = write!(note, "\n  {}", rewrite.path.display());
+    }
+    let flag = if target {
+        "--namespaced"
+    } else {
+        "--namespaced=false"
+    };
+    let _ = write!(
+        note,
+        "\nRun `kubebuilder-rs edit {flag} --force` to rewrite them (lines you changed in them must be rewritten by hand)."
+    );
+    note
 }
 
 /// What the user still has to do after a switch of `--namespaced`.
