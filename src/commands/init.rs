@@ -83,12 +83,18 @@ fn options_from_args(args: &InitArgs, dir: &Path) -> Result<InitOptions> {
 
 /// The license chosen by `--license` or `--license-file`.
 fn license(args: &InitArgs) -> Result<License> {
-    if let Some(path) = &args.license_file {
+    license_choice(&args.license, args.license_file.as_deref())
+}
+
+/// The license named by a `--license` value, or read from a `--license-file`,
+/// which wins when both are given.
+pub(crate) fn license_choice(name: &str, file: Option<&Path>) -> Result<License> {
+    if let Some(path) = file {
         let text = std::fs::read_to_string(path)
             .map_err(|e| anyhow::anyhow!("cannot read --license-file {}: {e}", path.display()))?;
         return Ok(License::Custom(text));
     }
-    match args.license.as_str() {
+    match name {
         "apache2" => Ok(License::Apache2),
         "none" => Ok(License::None),
         other => bail!("unknown --license {other:?}: use apache2 or none, or --license-file"),

@@ -103,6 +103,31 @@ pub struct WebhookRequest {
     pub force: bool,
 }
 
+/// What `edit` was asked to change, after the flags were checked. `None`
+/// leaves a setting as it is.
+#[derive(Debug, Clone, Default)]
+pub struct EditRequest {
+    /// Organise later APIs by group (`Some(false)`: by version only).
+    pub multigroup: Option<bool>,
+    /// Limit the manager to its own namespaces (`Some(false)`: cluster-wide).
+    pub namespaced: Option<bool>,
+    /// A new license header for generated source files.
+    pub license: Option<License>,
+    /// Copyright owner named in the new license header.
+    pub owner: Option<String>,
+    /// Rewrite the scaffolded files a setting depends on.
+    pub force: bool,
+}
+
+/// The outcome of planning `edit`: file changes, and what to tell the user.
+#[derive(Debug, Default)]
+pub struct EditPlan {
+    /// File changes (the PROJECT file is planned by the caller).
+    pub plan: Plan,
+    /// Messages printed after the plan is carried out, one paragraph each.
+    pub notes: Vec<String>,
+}
+
 /// A type from another module, for `--external-api-*`.
 #[derive(Debug, Clone)]
 pub struct ExternalApi {
@@ -183,6 +208,15 @@ pub trait Layout: Sync {
     /// `written` lists every file, relative to `dir`.
     fn finish_generate(&self, dir: &Path, project: &ProjectFile, written: &[PathBuf])
     -> Result<()>;
+
+    /// Checks an `edit` request against the project, records the new
+    /// settings in `project` and plans the file changes they need.
+    fn plan_edit(
+        &self,
+        dir: &Path,
+        project: &mut ProjectFile,
+        request: &EditRequest,
+    ) -> Result<EditPlan>;
 }
 
 /// Every layout, the default first.

@@ -4,6 +4,7 @@
 mod core_types;
 mod create_api;
 mod create_webhook;
+mod edit;
 mod post_steps;
 mod resource_view;
 mod toolchain;
@@ -11,7 +12,7 @@ mod versions;
 
 pub use versions::{Versions, versions};
 
-use super::{ApiRequest, InitOptions, Layout, License, WebhookRequest};
+use super::{ApiRequest, EditPlan, EditRequest, InitOptions, Layout, License, WebhookRequest};
 use crate::machinery::{Change, Plan, Templates};
 use crate::project::ProjectFile;
 use anyhow::{Context as _, Result, bail};
@@ -54,7 +55,7 @@ impl Layout for GoV4 {
         // `init` renders every one of them.
         templates.parse_all()?;
         let repo = project.repo.clone().unwrap_or_default();
-        let boilerplate = boilerplate(&templates, options)?;
+        let boilerplate = boilerplate(&templates, &options.license, options.owner.as_deref())?;
         let context = base_context(project, &go_header(&boilerplate))?;
 
         let mut plan = Plan::new();
@@ -104,6 +105,15 @@ impl Layout for GoV4 {
         request: &WebhookRequest,
     ) -> Result<Plan> {
         create_webhook::plan(dir, project, request)
+    }
+
+    fn plan_edit(
+        &self,
+        dir: &Path,
+        project: &mut ProjectFile,
+        request: &EditRequest,
+    ) -> Result<EditPlan> {
+        edit::plan(dir, project, request)
     }
 
     fn finish_create_webhook(
@@ -245,9 +255,10 @@ fn module_of_go_mod(dir: &Path) -> Result<Option<String>> {
     }))
 }
 
-/// The text of `hack/boilerplate.go.txt` for the chosen license.
-fn boilerplate(templates: &Templates, options: &InitOptions) -> Result<String> {
-    match &options.license {
+/// The text of `hack/boilerplate.go.txt` for `license`, naming `owner`.
+/// `templates` must hold the `licenses` folder.
+fn boilerplate(templates: &Templates, license: &License, owner: Option<&str>) -> Result<String> {
+    match license {
         License::None => Ok(String::new()),
         License::Custom(text) => Ok(text.clone()),
         License::Apache2 => {
@@ -255,7 +266,7 @@ fn boilerplate(templates: &Templates, options: &InitOptions) -> Result<String> {
             // controller-gen and this tool replace with the current year.
             let mut context = tera::Context::new();
             context.insert("year", YEAR_PLACEHOLDER);
-            context.insert("owner", options.owner.as_deref().unwrap_or_default());
+            context.insert("owner", owner.unwrap_or_default());
             templates.render("licenses/apache2.txt.tera", &context)
         }
     }
