@@ -59,6 +59,12 @@ pub struct ResourceView {
     pub import_alias: String,
     /// Go import path of the type's package.
     pub import_path: String,
+    /// The import alias without the version (`crew`): the alias of another
+    /// version of the group is this followed by that version.
+    pub group_alias: String,
+    /// The import path without the version, ending in `/`: the path of
+    /// another version of the group is this followed by that version.
+    pub api_root: String,
     /// The CRD is namespace-scoped.
     pub namespaced: bool,
     /// Server-side-apply configurations are generated.
@@ -117,6 +123,11 @@ impl ResourceView {
             version: spec.version.to_string(),
             kind: spec.kind.to_string(),
             import_alias: format!("{}{}", go_identifier(spec.group), spec.version),
+            group_alias: go_identifier(spec.group),
+            api_root: import_path
+                .strip_suffix(spec.version)
+                .unwrap_or(&import_path)
+                .to_string(),
             kind_lower,
             plural,
             custom_plural: spec.plural.is_some(),
