@@ -13,4 +13,4 @@ mod templates;
 
 pub use apply::ApplyReport;
 pub use plan::{Change, Plan, Resolved};
-pub use templates::{TemplateFile, Templates, embedded_text};
+pub use templates::{Context, TemplateFile, Templates, embedded_text};

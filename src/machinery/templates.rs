@@ -1,11 +1,15 @@
 //! Templates embedded in the binary from the `scaffolds/` folder.
 //!
-//! Every file under `scaffolds/<layout>/` whose name ends in `.tera` is a Tera
-//! template. A folder of templates mirrors the tree it generates: the template
-//! `scaffolds/go/v4/init/cmd/main.go.tera` renders to `cmd/main.go`.
+//! Every file under `scaffolds/<layout>/` whose name ends in `.tera` is a
+//! template in the Jinja/Tera syntax (`{{ value }}`, `{% if %}`, `{% for %}`,
+//! `{% set %}`, `{%- -%}` whitespace control, `{% raw %}`), rendered with
+//! minijinja. A folder of templates mirrors the tree it generates: the
+//! template `scaffolds/go/v4/init/cmd/main.go.tera` renders to `cmd/main.go`.
 
 use anyhow::{Result, anyhow};
 use include_dir::{Dir, DirEntry, include_dir};
+use minijinja::{AutoEscape, Environment, UndefinedBehavior, Value};
+use serde::Serialize;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -48,17 +52,33 @@ impl TemplateFile {
     }
 }
 
+/// The values a template is rendered with, by name.
+#[derive(Debug, Clone, Default)]
+pub struct Context(BTreeMap<String, Value>);
+
+impl Context {
+    /// An empty context.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the variable `name` to `value`.
+    pub fn insert<T: Serialize + ?Sized>(&mut self, name: impl Into<String>, value: &T) {
+        self.0.insert(name.into(), Value::from_serialize(value));
+    }
+}
+
 /// Some templates of one layout, ready to render.
 ///
 /// Only the folders a command asks for are listed, and a template is parsed
-/// the first time it is rendered: parsing is most of the work of a command,
-/// so templates that are never rendered are never parsed. A template without
-/// any Tera tag renders to its own text and is not parsed at all.
+/// the first time it is rendered, so templates that are never rendered are
+/// never parsed. A template without any tag renders to its own text and is
+/// not parsed at all.
 pub struct Templates {
     /// Template sources by name (relative to the layout folder).
-    sources: BTreeMap<String, &'static str>,
+    sources: BTreeMap<&'static str, &'static str>,
     /// The templates parsed so far.
-    tera: RefCell<tera::Tera>,
+    env: RefCell<Environment<'static>>,
     /// The layout folder, for error messages.
     layout: String,
 }
@@ -77,86 +97,41 @@ impl Templates {
                 .ok_or_else(|| anyhow!("no templates embedded in {layout}/{folder}"))?;
             collect_templates(layout_dir, dir, &mut sources);
         }
-        let mut tera = tera::Tera::default();
-        tera.autoescape_on(Vec::new());
         Ok(Self {
             sources: sources.into_iter().collect(),
-            tera: RefCell::new(tera),
+            env: RefCell::new(environment()),
             layout: layout.to_string(),
         })
     }
 
     /// Renders the template `name` (relative to the layout folder).
-    pub fn render(&self, name: &str, context: &tera::Context) -> Result<String> {
-        let source = self
+    pub fn render(&self, name: &str, context: &Context) -> Result<String> {
+        let (&name, &source) = self
             .sources
-            .get(name)
+            .get_key_value(name)
             .ok_or_else(|| anyhow!("cannot render template {name}: it is not loaded"))?;
         if !has_tags(source) {
-            return Ok((*source).to_string());
+            return Ok(source.to_string());
         }
-        let mut tera = self.tera.borrow_mut();
-        if !tera.get_template_names().any(|n| n == name) {
-            tera.add_raw_template(name, source).map_err(|e| {
-                anyhow!(
-                    "invalid template in layout {}: {}",
-                    self.layout,
-                    tera_chain(&e)
-                )
-            })?;
+        if self.env.borrow().get_template(name).is_err() {
+            self.env
+                .borrow_mut()
+                .add_template(name, source)
+                .map_err(|e| {
+                    anyhow!(
+                        "invalid template in layout {}: {}",
+                        self.layout,
+                        error_chain(&e)
+                    )
+                })?;
         }
-        tera.render(name, context)
-            .map_err(|e| anyhow!("cannot render template {name}: {}", tera_chain(&e)))
-    }
-
-    /// Parses every loaded template now, spread over the machine's cores.
-    /// Worth it when a command renders most of what it loaded (`init`);
-    /// otherwise templates are parsed one by one as they are rendered.
-    pub fn parse_all(&self) -> Result<()> {
-        let mut tera = self.tera.borrow_mut();
-        let mut pending: Vec<(&str, &str)> = self
-            .sources
-            .iter()
-            .filter(|(name, source)| {
-                has_tags(source) && !tera.get_template_names().any(|n| n == name.as_str())
-            })
-            .map(|(name, source)| (name.as_str(), *source))
-            .collect();
-        let threads = std::thread::available_parallelism()
-            .map_or(1, usize::from)
-            .clamp(1, 4);
-        // Largest first, dealt round-robin, so the shares are about even.
-        pending.sort_by_key(|(_, source)| std::cmp::Reverse(source.len()));
-        let mut shares: Vec<Vec<(&str, &str)>> = vec![Vec::new(); threads];
-        for (i, template) in pending.into_iter().enumerate() {
-            shares[i % threads].push(template);
-        }
-        let parsed: Vec<tera::Result<tera::Tera>> = std::thread::scope(|scope| {
-            let mut shares = shares.into_iter();
-            let own = shares.next().unwrap_or_default();
-            let handles: Vec<_> = shares
-                .map(|share| scope.spawn(move || parse_share(share)))
-                .collect();
-            let mut results = vec![parse_share(own)];
-            results.extend(
-                handles
-                    .into_iter()
-                    .map(|h| h.join().unwrap_or_else(|_| parse_share(Vec::new()))),
-            );
-            results
-        });
-        for share in parsed {
-            let share = share.map_err(|e| {
-                anyhow!(
-                    "invalid template in layout {}: {}",
-                    self.layout,
-                    tera_chain(&e)
-                )
-            })?;
-            tera.extend(&share)
-                .map_err(|e| anyhow!("cannot load templates: {}", tera_chain(&e)))?;
-        }
-        Ok(())
+        let env = self.env.borrow();
+        let template = env
+            .get_template(name)
+            .map_err(|e| anyhow!("cannot load template {name}: {}", error_chain(&e)))?;
+        template
+            .render(&context.0)
+            .map_err(|e| anyhow!("cannot render template {name}: {}", error_chain(&e)))
     }
 
     /// Lists the templates below `folder` (relative to the layout folder), with
@@ -168,7 +143,7 @@ impl Templates {
                 let rest = name.strip_prefix(folder)?.strip_prefix('/')?;
                 let output = rest.strip_suffix(TEMPLATE_SUFFIX)?;
                 Some(TemplateFile {
-                    name: name.clone(),
+                    name: name.to_string(),
                     output: PathBuf::from(output),
                 })
             })
@@ -176,15 +151,18 @@ impl Templates {
     }
 }
 
-/// Parses a share of the templates into a Tera instance of its own.
-fn parse_share(share: Vec<(&str, &str)>) -> tera::Result<tera::Tera> {
-    let mut tera = tera::Tera::default();
-    tera.autoescape_on(Vec::new());
-    tera.add_raw_templates(share)?;
-    Ok(tera)
+/// An environment that renders templates as Tera did: text is never
+/// escaped, a template's last newline is kept, and printing an undefined
+/// value is an error (testing one in `{% if %}` is not).
+fn environment() -> Environment<'static> {
+    let mut env = Environment::new();
+    env.set_auto_escape_callback(|_| AutoEscape::None);
+    env.set_keep_trailing_newline(true);
+    env.set_undefined_behavior(UndefinedBehavior::SemiStrict);
+    env
 }
 
-/// Whether `source` holds any Tera tag (expression, statement or comment).
+/// Whether `source` holds any template tag (expression, statement or comment).
 fn has_tags(source: &str) -> bool {
     ["{{", "{%", "{#"].iter().any(|open| source.contains(open))
 }
@@ -194,7 +172,7 @@ fn has_tags(source: &str) -> bool {
 fn collect_templates(
     root: &'static Dir<'static>,
     dir: &'static Dir<'static>,
-    out: &mut Vec<(String, &'static str)>,
+    out: &mut Vec<(&'static str, &'static str)>,
 ) {
     for entry in dir.entries() {
         match entry {
@@ -202,20 +180,17 @@ fn collect_templates(
             DirEntry::File(file) => {
                 let path = file.path();
                 let is_template = path.to_str().is_some_and(|p| p.ends_with(TEMPLATE_SUFFIX));
-                if let (true, Ok(rel), Some(text)) = (
-                    is_template,
-                    path.strip_prefix(root.path()),
-                    file.contents_utf8(),
-                ) {
-                    out.push((rel.to_string_lossy().into_owned(), text));
+                let name = path.strip_prefix(root.path()).ok().and_then(|p| p.to_str());
+                if let (true, Some(name), Some(text)) = (is_template, name, file.contents_utf8()) {
+                    out.push((name, text));
                 }
             }
         }
     }
 }
 
-/// Joins a Tera error with its sources on one line.
-fn tera_chain(error: &tera::Error) -> String {
+/// Joins a template error with its sources on one line.
+fn error_chain(error: &minijinja::Error) -> String {
     let mut message = error.to_string();
     let mut source = std::error::Error::source(error);
     while let Some(cause) = source {
@@ -228,7 +203,9 @@ fn tera_chain(error: &tera::Error) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{SCAFFOLDS, TEMPLATE_SUFFIX, TemplateFile, collect_templates, has_tags};
+    use super::{
+        SCAFFOLDS, TEMPLATE_SUFFIX, TemplateFile, collect_templates, environment, has_tags,
+    };
 
     /// Templates are parsed only when rendered, so check here that every
     /// embedded template parses.
@@ -237,12 +214,25 @@ mod tests {
         let mut sources = Vec::new();
         collect_templates(&SCAFFOLDS, &SCAFFOLDS, &mut sources);
         assert!(sources.len() > 50, "{} templates", sources.len());
-        let mut tera = tera::Tera::default();
+        let mut env = environment();
         for (name, source) in sources {
             assert!(name.ends_with(TEMPLATE_SUFFIX));
-            tera.add_raw_template(&name, source)
-                .unwrap_or_else(|e| panic!("{name}: {}", super::tera_chain(&e)));
+            env.add_template(name, source)
+                .unwrap_or_else(|e| panic!("{name}: {}", super::error_chain(&e)));
         }
+    }
+
+    #[test]
+    fn rendering_keeps_text_as_written() {
+        let mut env = environment();
+        env.add_template("t", "{{ v }} & <b>\n{% if missing %}no{% endif %}\n")
+            .unwrap();
+        let template = env.get_template("t").unwrap();
+        let context = std::collections::BTreeMap::from([("v", "\"a<b>\"")]);
+        assert_eq!(template.render(context).unwrap(), "\"a<b>\" & <b>\n\n");
+        env.add_template("u", "{{ missing }}").unwrap();
+        let printed = env.get_template("u").unwrap().render(());
+        assert!(printed.is_err(), "printing an undefined value must fail");
     }
 
     #[test]

@@ -334,7 +334,7 @@ pub fn plan(
 /// CRD patch that points the API server at the conversion webhook.
 fn plan_conversion_files(
     templates: &Templates,
-    context: &mut tera::Context,
+    context: &mut crate::machinery::Context,
     vars: &[(&str, &str)],
     spokes: &[String],
     plan: &mut Plan,

@@ -52,8 +52,6 @@ impl Layout for GoV4 {
 
     fn plan_init(&self, options: &InitOptions, project: &ProjectFile) -> Result<Plan> {
         let templates = Templates::load(TEMPLATE_DIR, &["init", "licenses"])?;
-        // `init` renders every one of them.
-        templates.parse_all()?;
         let repo = project.repo.clone().unwrap_or_default();
         let boilerplate = boilerplate(&templates, &options.license, options.owner.as_deref())?;
         let context = base_context(project, &go_header(&boilerplate))?;
@@ -203,9 +201,9 @@ fn types_file(group_dir: &str, version: &str, kind: &str) -> PathBuf {
 }
 
 /// The template variables every go/v4 template gets, from the PROJECT file.
-fn base_context(project: &ProjectFile, go_header: &str) -> Result<tera::Context> {
+fn base_context(project: &ProjectFile, go_header: &str) -> Result<crate::machinery::Context> {
     let repo = project.repo.clone().unwrap_or_default();
-    let mut context = tera::Context::new();
+    let mut context = crate::machinery::Context::new();
     context.insert("repo_hash", &format!("{:08x}", fnv1a_32(&repo)));
     context.insert("repo", &repo);
     context.insert("domain", project.domain.as_deref().unwrap_or_default());
@@ -264,7 +262,7 @@ fn boilerplate(templates: &Templates, license: &License, owner: Option<&str>) ->
         License::Apache2 => {
             // Like kubebuilder, the file keeps the placeholder YEAR, which
             // controller-gen and this tool replace with the current year.
-            let mut context = tera::Context::new();
+            let mut context = crate::machinery::Context::new();
             context.insert("year", YEAR_PLACEHOLDER);
             context.insert("owner", owner.unwrap_or_default());
             templates.render("licenses/apache2.txt.tera", &context)
