@@ -300,6 +300,10 @@ pub struct GenerateArgs {
     #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_value_t = false,
           default_missing_value = "true", require_equals = true)]
     pub dry_run: bool,
+    /// Do not check that the installed Go is new enough (--skip-go-version-check=false to check).
+    #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_value_t = true,
+          default_missing_value = "true", require_equals = true)]
+    pub skip_go_version_check: bool,
 }
 
 /// Flags of `init`.

@@ -41,6 +41,7 @@ pub fn run(args: &GenerateArgs, cwd: &Path) -> Result<()> {
         &original.file,
         &staging.path,
         layout.current_license(&input),
+        args.skip_go_version_check,
     )?;
     scaffold(layout, &steps, &staging.path)?;
     keep_unknown_keys(&original, &staging.path)?;
@@ -130,7 +131,10 @@ fn check_output_dir(output: &Path) -> Result<()> {
 fn scaffold(layout: &dyn Layout, steps: &[Step], dir: &Path) -> Result<()> {
     for step in steps {
         let plan = match step {
-            Step::Init(options) => super::init::plan(layout, options)?,
+            Step::Init(options) => {
+                layout.prepare_init(options)?;
+                super::init::plan(layout, options)?
+            }
             Step::CreateApi(request) => {
                 let mut project = Project::load(dir)?;
                 super::create_api::plan(layout, dir, &mut project, request).with_context(|| {

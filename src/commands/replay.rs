@@ -22,9 +22,16 @@ pub enum Step {
 }
 
 /// The steps that re-create `project` in `dir`. `license` is the header the
-/// project has now (kept as it is), or `None` for init's default.
-pub fn steps(project: &ProjectFile, dir: &Path, license: Option<License>) -> Result<Vec<Step>> {
-    let mut steps = vec![Step::Init(init_options(project, dir, license)?)];
+/// project has now (kept as it is), or `None` for init's default;
+/// `skip_toolchain_check` is init's `--skip-go-version-check`.
+pub fn steps(
+    project: &ProjectFile,
+    dir: &Path,
+    license: Option<License>,
+    skip_toolchain_check: bool,
+) -> Result<Vec<Step>> {
+    let init = init_options(project, dir, license, skip_toolchain_check)?;
+    let mut steps = vec![Step::Init(init)];
     let mut waiting: Vec<&ResourceEntry> = Vec::new();
     let mut created: Vec<&ResourceEntry> = Vec::new();
     for entry in &project.resources {
@@ -55,6 +62,7 @@ fn init_options(
     project: &ProjectFile,
     dir: &Path,
     license: Option<License>,
+    skip_toolchain_check: bool,
 ) -> Result<InitOptions> {
     let repo = project
         .repo
@@ -77,7 +85,7 @@ fn init_options(
         license: license.unwrap_or(License::Apache2),
         multigroup: project.multigroup == Some(true),
         namespaced: project.namespaced == Some(true),
-        skip_toolchain_check: true,
+        skip_toolchain_check,
         fetch_deps: false,
     })
 }
@@ -241,7 +249,7 @@ version: \"3\"
     #[test]
     fn steps_follow_project_order_and_wait_for_spokes() {
         let project = Project::parse(PROJECT).unwrap().file;
-        let steps = steps(&project, Path::new("/tmp/ship"), None).unwrap();
+        let steps = steps(&project, Path::new("/tmp/ship"), None, true).unwrap();
         assert_eq!(
             names(&steps),
             [
@@ -261,7 +269,7 @@ version: \"3\"
     fn a_project_without_repo_is_refused() {
         let text = PROJECT.replace("repo: example.com/ship\n", "");
         let project = Project::parse(&text).unwrap().file;
-        let err = steps(&project, Path::new("/tmp/x"), None)
+        let err = steps(&project, Path::new("/tmp/x"), None, true)
             .unwrap_err()
             .to_string();
         assert!(err.contains("no `repo`"), "{err}");
