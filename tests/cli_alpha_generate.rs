@@ -5,19 +5,10 @@
 mod common;
 
 use common::sequences::{MULTIGROUP, SINGLE_GROUP};
-use common::{empty_project_dir, init_project, kb, snapshot_tree, stderr, stdout, words};
+use common::{
+    assert_refused_in, empty_project_dir, init_project, kb, kb_ok, snapshot_tree, stderr, words,
+};
 use std::path::{Path, PathBuf};
-
-/// Runs kubebuilder-rs with `args` in `dir`; panics on failure and returns stdout.
-fn kb_ok(dir: &Path, args: &[&str]) -> String {
-    let output = kb(dir).args(args).output().expect("run kubebuilder-rs");
-    assert!(
-        output.status.success(),
-        "kubebuilder-rs {args:?} failed: {}",
-        stderr(&output)
-    );
-    stdout(&output)
-}
 
 /// A project grown by `init` (with `init_flags`) and `sequence`, all without
 /// post-steps.
@@ -36,27 +27,11 @@ fn grown_project(
     (tmp, dir)
 }
 
-/// Runs `alpha generate` and expects a one-line refusal containing every
-/// needle, with `dirs` unchanged.
-fn assert_generate_refused(cwd: &Path, args: &[&str], needles: &[&str], dirs: &[&Path]) {
-    let before: Vec<_> = dirs.iter().map(|d| snapshot_tree(d)).collect();
-    let output = kb(cwd)
-        .args(["alpha", "generate", "--make=false"])
-        .args(args)
-        .output()
-        .expect("run kubebuilder-rs");
-    let message = stderr(&output);
-    assert!(!output.status.success(), "expected a refusal for {args:?}");
-    assert_eq!(
-        message.trim().lines().count(),
-        1,
-        "one line expected: {message}"
-    );
-    for needle in needles {
-        assert!(message.contains(needle), "{needle:?} not in: {message}");
-    }
-    let after: Vec<_> = dirs.iter().map(|d| snapshot_tree(d)).collect();
-    assert_eq!(after, before, "a refusal changed files");
+/// Runs `alpha generate` in `cwd` with `args` and expects a one-line
+/// refusal containing every needle, with nothing below `watched` changed.
+fn assert_generate_refused(cwd: &Path, args: &[&str], needles: &[&str], watched: &Path) {
+    let command = ["alpha", "generate", "--make=false"];
+    assert_refused_in(cwd, watched, &command, args, needles);
 }
 
 #[test]
@@ -193,12 +168,12 @@ fn license_header_and_unknown_project_keys_are_kept() {
 #[test]
 fn a_project_file_is_required() {
     let (tmp, dir) = empty_project_dir("empty");
-    assert_generate_refused(&dir, &[], &["no PROJECT file", "empty"], &[tmp.path()]);
+    assert_generate_refused(&dir, &[], &["no PROJECT file", "empty"], tmp.path());
     assert_generate_refused(
         tmp.path(),
         &["--input-dir", "missing", "--output-dir", "out"],
         &["no PROJECT file", "missing"],
-        &[tmp.path()],
+        tmp.path(),
     );
 }
 
@@ -211,7 +186,7 @@ fn unknown_layouts_and_plugins_are_refused() {
         project.replace("go.kubebuilder.io/v4", "go.kubebuilder.io/v3"),
     )
     .unwrap();
-    assert_generate_refused(&dir, &[], &["go.kubebuilder.io/v3", "go/v4"], &[tmp.path()]);
+    assert_generate_refused(&dir, &[], &["go.kubebuilder.io/v3", "go/v4"], tmp.path());
 
     std::fs::write(
         dir.join("PROJECT"),
@@ -225,7 +200,7 @@ fn unknown_layouts_and_plugins_are_refused() {
         &dir,
         &[],
         &["declarative.go.kubebuilder.io/v1", "cannot re-scaffold"],
-        &[tmp.path()],
+        tmp.path(),
     );
 }
 
@@ -239,10 +214,10 @@ fn a_non_empty_output_dir_is_refused() {
         &dir,
         &["--output-dir", out.to_str().unwrap()],
         &["--output-dir", "out", "not empty"],
-        &[tmp.path()],
+        tmp.path(),
     );
     // The project's own directory is not empty either.
-    assert_generate_refused(&dir, &["--output-dir", "."], &["not empty"], &[tmp.path()]);
+    assert_generate_refused(&dir, &["--output-dir", "."], &["not empty"], tmp.path());
 }
 
 #[test]
@@ -255,12 +230,12 @@ fn a_project_that_cannot_be_replayed_changes_nothing() {
         "  version: v1\n  webhooks:\n    conversion: true\n    spoke:\n    - v9\n    webhookVersion: v1\n",
     );
     std::fs::write(dir.join("PROJECT"), broken).unwrap();
-    assert_generate_refused(&dir, &[], &["Captain", "v9"], &[tmp.path()]);
+    assert_generate_refused(&dir, &[], &["Captain", "v9"], tmp.path());
     assert_generate_refused(
         &dir,
         &["--output-dir", "../out"],
         &["Captain", "v9"],
-        &[tmp.path()],
+        tmp.path(),
     );
     assert!(!tmp.path().join("out").exists());
 
@@ -269,5 +244,5 @@ fn a_project_that_cannot_be_replayed_changes_nothing() {
         project.replace("repo: example.com/guestbook\n", ""),
     )
     .unwrap();
-    assert_generate_refused(&dir, &[], &["no `repo`"], &[tmp.path()]);
+    assert_generate_refused(&dir, &[], &["no `repo`"], tmp.path());
 }

@@ -10,13 +10,7 @@ use std::path::{Path, PathBuf};
 /// Runs kubebuilder-rs with the words of `line` in `dir`, panicking on
 /// failure; returns standard output.
 fn kb_ok(dir: &Path, line: &str) -> String {
-    let output = kb(dir).args(words(line)).output().unwrap();
-    assert!(
-        output.status.success(),
-        "kubebuilder-rs {line} failed: {}",
-        stderr(&output)
-    );
-    stdout(&output)
+    common::kb_ok(dir, &words(line))
 }
 
 /// Expects `edit` with `args` to be refused with one line holding every

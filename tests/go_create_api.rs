@@ -8,26 +8,10 @@
 mod common;
 
 use common::{
-    assert_ready_to_build, kb, kb_with_make, persistent_project_dir, run_ok, snapshot_tree, stderr,
-    words,
+    assert_ready_to_build, kb, kb_ok, kb_with_make, persistent_project_dir, run_ok, snapshot_tree,
+    stderr, words,
 };
 use std::path::Path;
-
-/// Runs kubebuilder-rs `args` in `dir`, panicking on failure.
-fn kb_ok(dir: &Path, args: &[&str]) {
-    let started = std::time::Instant::now();
-    let output = kb(dir).args(args).output().unwrap();
-    assert!(
-        output.status.success(),
-        "kubebuilder-rs {args:?} failed: {}",
-        stderr(&output)
-    );
-    eprintln!(
-        "ok  kubebuilder-rs {}  ({:.1}s)",
-        args.join(" "),
-        started.elapsed().as_secs_f64()
-    );
-}
 
 /// Runs kubebuilder-rs `args` again and expects a refusal that changes nothing.
 fn kb_refused_again(dir: &Path, args: &[&str]) {

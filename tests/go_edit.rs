@@ -8,25 +8,9 @@
 
 mod common;
 
-use common::{kb, kb_with_make, persistent_project_dir, run_ok, snapshot_tree, stderr, words};
+use common::{kb_ok, kb_with_make, persistent_project_dir, run_ok, snapshot_tree, words};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-/// Runs kubebuilder-rs `args` in `dir`, panicking on failure.
-fn kb_ok(dir: &Path, args: &[&str]) {
-    let started = std::time::Instant::now();
-    let output = kb(dir).args(args).output().unwrap();
-    assert!(
-        output.status.success(),
-        "kubebuilder-rs {args:?} failed: {}",
-        stderr(&output)
-    );
-    eprintln!(
-        "ok  kubebuilder-rs {}  ({:.1}s)",
-        args.join(" "),
-        started.elapsed().as_secs_f64()
-    );
-}
 
 /// The project's files, without what builds and tests leave behind.
 fn source_tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {

@@ -117,12 +117,42 @@ pub fn run_ok(dir: &Path, program: &str, args: &[&str]) -> String {
     text
 }
 
+/// Runs kubebuilder-rs `args` in `dir`; panics with its error output on
+/// failure, prints how long it took, and returns its standard output.
+pub fn kb_ok(dir: &Path, args: &[&str]) -> String {
+    let started = std::time::Instant::now();
+    let output = kb(dir).args(args).output().expect("run kubebuilder-rs");
+    assert!(
+        output.status.success(),
+        "kubebuilder-rs {args:?} failed: {}",
+        stderr(&output)
+    );
+    eprintln!(
+        "ok  kubebuilder-rs {}  ({:.1}s)",
+        args.join(" "),
+        started.elapsed().as_secs_f64()
+    );
+    stdout(&output)
+}
+
 /// Runs kubebuilder-rs with `command` then `args` in `dir`, expects a refusal
 /// whose single-line message contains every needle, and checks that the
 /// directory is byte for byte as it was.
 pub fn assert_refused(dir: &Path, command: &[&str], args: &[&str], needles: &[&str]) {
-    let before = snapshot_tree(dir);
-    let output = kb(dir)
+    assert_refused_in(dir, dir, command, args, needles);
+}
+
+/// As [`assert_refused`], running in `cwd` and checking that everything
+/// below `watched` (which may hold more than `cwd`) is unchanged.
+pub fn assert_refused_in(
+    cwd: &Path,
+    watched: &Path,
+    command: &[&str],
+    args: &[&str],
+    needles: &[&str],
+) {
+    let before = snapshot_tree(watched);
+    let output = kb(cwd)
         .args(command)
         .args(args)
         .output()
@@ -137,7 +167,7 @@ pub fn assert_refused(dir: &Path, command: &[&str], args: &[&str], needles: &[&s
     for needle in needles {
         assert!(message.contains(needle), "{needle:?} not in: {message}");
     }
-    assert_eq!(snapshot_tree(dir), before, "directory changed for {args:?}");
+    assert_eq!(snapshot_tree(watched), before, "files changed for {args:?}");
 }
 
 /// An empty directory `name` for a test that runs golangci-lint, at a path
