@@ -4,6 +4,7 @@ use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    restore_default_sigpipe();
     let cli = kubebuilder_rs::cli::Cli::parse();
     match kubebuilder_rs::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
@@ -13,3 +14,18 @@ fn main() -> ExitCode {
         }
     }
 }
+
+/// Lets a closed pipe end the process quietly, as for other command-line
+/// tools (`kubebuilder-rs create api --dry-run | head`), instead of making
+/// every later write to standard output fail and panic.
+#[cfg(unix)]
+fn restore_default_sigpipe() {
+    // SAFETY: setting a signal's disposition to its default has no
+    // preconditions; nothing else in the process handles SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+#[cfg(not(unix))]
+fn restore_default_sigpipe() {}

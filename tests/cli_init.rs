@@ -315,7 +315,34 @@ fn completion_scripts_for_every_shell() {
 }
 
 #[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kubebuilder-rs"))
+        .args(["completion", "zsh"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Read nothing and close the pipe, as `| head -0` would.
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    let message = stderr(&output);
+    assert!(!message.contains("panicked"), "{message}");
+    assert!(message.is_empty(), "{message}");
+}
+
+#[test]
 fn help_has_examples() {
+    for args in [
+        &["edit", "--help"][..],
+        &["alpha", "generate", "--help"],
+        &["create", "api", "--help"],
+    ] {
+        let output = kb(Path::new(".")).args(args).output().unwrap();
+        assert!(
+            stdout(&output).contains("Examples:"),
+            "no examples in {args:?}"
+        );
+    }
     for args in [
         &["--help"][..],
         &["init", "--help"],
