@@ -48,38 +48,26 @@ pub fn run(args: &GenerateArgs, cwd: &Path) -> Result<()> {
     let new_tree = read_tree(&staging.path, &[])?;
 
     if args.dry_run {
-        let target = output.as_deref().unwrap_or(&input);
-        println!(
-            "Would write {} files to {}",
-            new_tree.len(),
-            target.display()
-        );
-        let old_tree = read_tree(&input, &nested(output.as_deref(), &input))?;
-        print!("{}", Differences::between(&old_tree, &new_tree));
-        println!("(dry run: nothing was written)");
-        return Ok(());
+        return print_dry_run(&new_tree, &input, output.as_deref());
     }
-
-    let (target, compare_with) = match output {
-        Some(output) => (output, input.clone()),
+    let (target, original_dir) = match output {
+        Some(output) => (output, input),
         None => {
             let backup = move_to_backup(&input)?;
             println!(
-                "Moved the original files to {} ({} stays)",
-                backup.display(),
-                GIT_DIR
+                "Moved the original files to {} ({GIT_DIR} stays)",
+                backup.display()
             );
-            (input.clone(), backup)
+            (input, backup)
         }
     };
     let written = match write_tree(&new_tree, &target) {
         Ok(written) => written,
-        Err(error) => {
-            if target == input {
-                restore_from_backup(&compare_with, &input)?;
-            }
+        Err(error) if args.output_dir.is_none() => {
+            restore_from_backup(&original_dir, &target)?;
             return Err(error);
         }
+        Err(error) => return Err(error),
     };
     println!("Wrote {} files to {}", written.len(), target.display());
 
@@ -87,10 +75,34 @@ pub fn run(args: &GenerateArgs, cwd: &Path) -> Result<()> {
         let project = Project::load(&target)?;
         layout.finish_generate(&target, &project.file, &written)?;
     }
-    let skip = nested(Some(&target), &compare_with);
+    print_differences(&original_dir, &target)
+}
+
+/// `--dry-run`: what would be written where, and how it differs from the
+/// project in `input`.
+fn print_dry_run(
+    new_tree: &BTreeMap<PathBuf, String>,
+    input: &Path,
+    output: Option<&Path>,
+) -> Result<()> {
+    let target = output.unwrap_or(input);
+    println!(
+        "Would write {} files to {}",
+        new_tree.len(),
+        target.display()
+    );
+    let old_tree = read_tree(input, &nested(output, input))?;
+    print!("{}", Differences::between(&old_tree, new_tree));
+    println!("(dry run: nothing was written)");
+    Ok(())
+}
+
+/// Lists how the new project in `target` differs from the original one.
+fn print_differences(original_dir: &Path, target: &Path) -> Result<()> {
+    let skip = nested(Some(target), original_dir);
     let differences =
-        Differences::between(&read_tree(&compare_with, &skip)?, &read_tree(&target, &[])?);
-    println!("Compared with {}:", compare_with.display());
+        Differences::between(&read_tree(original_dir, &skip)?, &read_tree(target, &[])?);
+    println!("Compared with {}:", original_dir.display());
     print!("{differences}");
     Ok(())
 }
