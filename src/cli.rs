@@ -131,18 +131,8 @@ const INIT_EXAMPLES: &str = "Examples:
 /// Flags of `create api`.
 #[derive(Debug, Args)]
 pub struct ApiArgs {
-    /// API group, without the domain (e.g. crew, foo.policy; core, apps, batch for built-in types).
-    #[arg(long)]
-    pub group: String,
-    /// API version (e.g. v1, v1alpha1, v2beta3).
-    #[arg(long)]
-    pub version: String,
-    /// Kind, in PascalCase (e.g. FirstMate).
-    #[arg(long)]
-    pub kind: String,
-    /// Plural of the kind, when the computed one is wrong.
-    #[arg(long)]
-    pub plural: Option<String>,
+    #[command(flatten)]
+    pub api: ResourceArgs,
     /// Scaffold the API type; asked when not given and a terminal is attached, else true.
     #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true",
           require_equals = true)]
@@ -175,18 +165,8 @@ pub struct ApiArgs {
 /// Flags of `create webhook`.
 #[derive(Debug, Args)]
 pub struct WebhookArgs {
-    /// API group, without the domain.
-    #[arg(long)]
-    pub group: String,
-    /// API version; for --conversion, the hub version.
-    #[arg(long)]
-    pub version: String,
-    /// Kind, in PascalCase.
-    #[arg(long)]
-    pub kind: String,
-    /// Plural of the kind, when the computed one is wrong.
-    #[arg(long)]
-    pub plural: Option<String>,
+    #[command(flatten)]
+    pub api: ResourceArgs,
     /// Scaffold a defaulting (mutating) webhook.
     #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_value_t = false,
           default_missing_value = "true", require_equals = true)]
@@ -216,6 +196,23 @@ pub struct WebhookArgs {
     pub run_make: bool,
     #[command(flatten)]
     pub write: WriteArgs,
+}
+
+/// Flags that name the API a `create` command works on.
+#[derive(Debug, Args)]
+pub struct ResourceArgs {
+    /// API group, without the domain (e.g. crew, foo.policy; core, apps, batch for built-in types).
+    #[arg(long)]
+    pub group: String,
+    /// API version (e.g. v1, v1alpha1, v2beta3); for a conversion webhook, the hub.
+    #[arg(long)]
+    pub version: String,
+    /// Kind, in PascalCase (e.g. FirstMate).
+    #[arg(long)]
+    pub kind: String,
+    /// Plural of the kind, when the computed one is wrong.
+    #[arg(long)]
+    pub plural: Option<String>,
 }
 
 /// Flags that name a type from another Go module.

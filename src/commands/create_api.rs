@@ -41,12 +41,7 @@ pub(crate) fn plan(
 
 /// Checks the flags and turns them into a request.
 fn request_from_args(args: &ApiArgs) -> Result<ApiRequest> {
-    naming::validate_group(&args.group)?;
-    naming::validate_version(&args.version)?;
-    naming::validate_kind(&args.kind)?;
-    if let Some(plural) = &args.plural {
-        naming::validate_plural(plural)?;
-    }
+    super::validate_resource(&args.api)?;
     if let Some(name) = &args.controller_name {
         naming::validate_controller_name(name)?;
     }
@@ -69,10 +64,10 @@ fn request_from_args(args: &ApiArgs) -> Result<ApiRequest> {
         );
     }
     Ok(ApiRequest {
-        group: args.group.clone(),
-        version: args.version.clone(),
-        kind: args.kind.clone(),
-        plural: args.plural.clone(),
+        group: args.api.group.clone(),
+        version: args.api.version.clone(),
+        kind: args.api.kind.clone(),
+        plural: args.api.plural.clone(),
         resource,
         controller,
         namespaced: args.namespaced,

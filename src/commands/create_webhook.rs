@@ -41,12 +41,7 @@ pub(crate) fn plan(
 
 /// Checks the flags and turns them into a request.
 fn request_from_args(args: &WebhookArgs) -> Result<WebhookRequest> {
-    naming::validate_group(&args.group)?;
-    naming::validate_version(&args.version)?;
-    naming::validate_kind(&args.kind)?;
-    if let Some(plural) = &args.plural {
-        naming::validate_plural(plural)?;
-    }
+    super::validate_resource(&args.api)?;
     if !args.defaulting && !args.programmatic_validation && !args.conversion {
         bail!(
             "no webhook asked for: pass at least one of --defaulting, --programmatic-validation, --conversion"
@@ -58,7 +53,7 @@ fn request_from_args(args: &WebhookArgs) -> Result<WebhookRequest> {
     if args.conversion && args.spoke.is_empty() {
         bail!(
             "--conversion needs --spoke <version>[,<version>…]: the versions converted to and from the hub {}",
-            args.version
+            args.api.version
         );
     }
     for spoke in &args.spoke {
@@ -80,10 +75,10 @@ fn request_from_args(args: &WebhookArgs) -> Result<WebhookRequest> {
         bail!("--validation-path needs --programmatic-validation");
     }
     Ok(WebhookRequest {
-        group: args.group.clone(),
-        version: args.version.clone(),
-        kind: args.kind.clone(),
-        plural: args.plural.clone(),
+        group: args.api.group.clone(),
+        version: args.api.version.clone(),
+        kind: args.api.kind.clone(),
+        plural: args.api.plural.clone(),
         defaulting: args.defaulting,
         validation: args.programmatic_validation,
         conversion: args.conversion,

@@ -9,7 +9,9 @@ pub mod init;
 mod replay;
 pub mod version;
 
+use crate::cli::ResourceArgs;
 use crate::machinery::Plan;
+use crate::naming;
 use anyhow::Result;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -36,4 +38,15 @@ pub fn carry_out(
     Ok(Some(
         report.written.into_iter().map(|(path, _)| path).collect(),
     ))
+}
+
+/// Checks the group, version, kind and plural given to a `create` command.
+fn validate_resource(args: &ResourceArgs) -> Result<()> {
+    naming::validate_group(&args.group)?;
+    naming::validate_version(&args.version)?;
+    naming::validate_kind(&args.kind)?;
+    if let Some(plural) = &args.plural {
+        naming::validate_plural(plural)?;
+    }
+    Ok(())
 }
