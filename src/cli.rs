@@ -13,9 +13,34 @@ use std::path::PathBuf;
     after_help = "Examples:\n  kubebuilder-rs init --domain example.com --repo example.com/guestbook\n  kubebuilder-rs version\n  kubebuilder-rs completion bash > /etc/bash_completion.d/kubebuilder-rs"
 )]
 pub struct Cli {
+    /// Plugin chain, comma-separated, by key or short name: on init the
+    /// project's layout (default go/v4); on later commands optional plugins
+    /// to run besides the project's chain (e.g. grafana/v1-alpha).
+    #[arg(long, global = true)]
+    pub plugins: Option<String>,
     /// The command to run.
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// The command line with every plugin's own flags added to the commands
+/// they hook (see [`crate::plugins::Plugin::flags`]).
+pub fn command() -> clap::Command {
+    use crate::plugins::{Hook, flags::plugin_args};
+    let with = |hook: Hook| {
+        move |command: clap::Command| {
+            let args: Vec<clap::Arg> = plugin_args(hook).into_iter().map(|(_, arg)| arg).collect();
+            command.args(args)
+        }
+    };
+    <Cli as clap::CommandFactory>::command()
+        .mut_subcommand("init", with(Hook::Init))
+        .mut_subcommand("edit", with(Hook::Edit))
+        .mut_subcommand("create", |create| {
+            create
+                .mut_subcommand("api", with(Hook::CreateApi))
+                .mut_subcommand("webhook", with(Hook::CreateWebhook))
+        })
 }
 
 /// The subcommands.
@@ -27,7 +52,7 @@ pub enum Command {
     /// Scaffold an API or a webhook into the project.
     #[command(subcommand)]
     Create(CreateCommand),
-    /// Change the project's settings: layout by group, namespace scope, license header.
+    /// Change the project's settings (layout by group, namespace scope, license header) or add an optional plugin.
     #[command(after_help = EDIT_EXAMPLES)]
     Edit(EditArgs),
     /// Commands that may still change between releases.
@@ -67,6 +92,9 @@ pub enum AlphaCommand {
 }
 
 const EDIT_EXAMPLES: &str = "Examples:
+  # Add Grafana dashboards for the manager's metrics
+  kubebuilder-rs edit --plugins grafana/v1-alpha
+
   # Organise later APIs by group (existing files stay; the command lists the moves)
   kubebuilder-rs edit --multigroup
 
@@ -122,6 +150,12 @@ const INIT_EXAMPLES: &str = "Examples:
   # A project whose Go module is example.com/guestbook, with APIs under example.com
   kubebuilder-rs init --domain example.com --repo example.com/guestbook
 
+  # The same, naming the layout's plugins one by one
+  kubebuilder-rs init --plugins base.go.kubebuilder.io/v4,kustomize/v2 --domain example.com --repo example.com/guestbook
+
+  # Only the kustomize manifests under config/, for a manager built another way
+  kubebuilder-rs init --plugins kustomize/v2 --domain example.com
+
   # APIs organised by group, manager limited to its own namespace
   kubebuilder-rs init --domain example.com --repo example.com/fleet --multigroup --namespaced
 
@@ -153,12 +187,6 @@ pub struct ApiArgs {
           default_missing_value = "true", require_equals = true)]
     pub ssa: bool,
     #[command(flatten)]
-    pub external: ExternalApiArgs,
-    /// Run make generate, go fmt and go mod tidy afterwards (--make=false to skip).
-    #[arg(long = "make", default_value_t = true, action = ArgAction::Set, num_args = 0..=1,
-          default_missing_value = "true", require_equals = true)]
-    pub run_make: bool,
-    #[command(flatten)]
     pub write: WriteArgs,
 }
 
@@ -189,12 +217,6 @@ pub struct WebhookArgs {
     #[arg(long)]
     pub validation_path: Option<String>,
     #[command(flatten)]
-    pub external: ExternalApiArgs,
-    /// Run make generate, go fmt and go mod tidy afterwards (--make=false to skip).
-    #[arg(long = "make", default_value_t = true, action = ArgAction::Set, num_args = 0..=1,
-          default_missing_value = "true", require_equals = true)]
-    pub run_make: bool,
-    #[command(flatten)]
     pub write: WriteArgs,
 }
 
@@ -215,20 +237,6 @@ pub struct ResourceArgs {
     pub plural: Option<String>,
 }
 
-/// Flags that name a type from another Go module.
-#[derive(Debug, Args)]
-pub struct ExternalApiArgs {
-    /// Import path of a type from another module (e.g. github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1).
-    #[arg(long)]
-    pub external_api_path: Option<String>,
-    /// Domain of the external type's group (e.g. io for cert-manager.io).
-    #[arg(long)]
-    pub external_api_domain: Option<String>,
-    /// Module of the external type, with an optional @version.
-    #[arg(long)]
-    pub external_api_module: Option<String>,
-}
-
 /// Flags shared by every command that writes files.
 #[derive(Debug, Args)]
 pub struct WriteArgs {
@@ -240,9 +248,6 @@ pub struct WriteArgs {
     #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_value_t = false,
           default_missing_value = "true", require_equals = true)]
     pub force: bool,
-    /// Layout plugin to use, by short name or key.
-    #[arg(long, default_value = "go/v4")]
-    pub plugins: String,
 }
 
 /// Flags of `edit`.
@@ -274,9 +279,6 @@ pub struct EditArgs {
     #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_value_t = false,
           default_missing_value = "true", require_equals = true)]
     pub force: bool,
-    /// Optional plugins to add (reserved: none exists yet, so any other than the project's layout is refused).
-    #[arg(long)]
-    pub plugins: Option<String>,
 }
 
 /// Flags of `alpha generate`.
@@ -309,9 +311,6 @@ pub struct InitArgs {
     /// Domain of the project's API groups (a group `crew` becomes `crew.<domain>`).
     #[arg(long, default_value = "my.domain")]
     pub domain: String,
-    /// Go module path; read from an existing go.mod when not given.
-    #[arg(long)]
-    pub repo: Option<String>,
     /// Project name; defaults to the directory's name.
     #[arg(long)]
     pub project_name: Option<String>,
@@ -335,14 +334,6 @@ pub struct InitArgs {
     #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_value_t = false,
           default_missing_value = "true", require_equals = true)]
     pub namespaced: bool,
-    /// Do not check that the installed Go is new enough.
-    #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_value_t = false,
-          default_missing_value = "true", require_equals = true)]
-    pub skip_go_version_check: bool,
-    /// Run `go mod tidy` after writing the files (--fetch-deps=false to skip).
-    #[arg(long, default_value_t = true, action = ArgAction::Set, num_args = 0..=1,
-          default_missing_value = "true", require_equals = true)]
-    pub fetch_deps: bool,
     #[command(flatten)]
     pub write: WriteArgs,
 }

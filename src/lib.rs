@@ -2,32 +2,48 @@
 //!
 //! The crate is split by responsibility:
 //! - [`cli`]: the command line (clap);
-//! - [`commands`]: one module per command, turning flags into a plan;
-//! - [`project`]: the PROJECT file model;
-//! - [`naming`]: validation of names (domains, groups, versions, kinds, module paths);
-//! - [`machinery`]: templates, plans, checks, all-or-nothing writes, dry runs;
-//! - [`layouts`]: one module per project layout (go/v4 today).
+//! - [`commands`]: one module per command, running the plugin chain into one plan;
+//! - [`project`]: the PROJECT file model and its bookkeeping;
+//! - [`resource`]: the resource model, naming and validation;
+//! - [`machinery`]: templates, fragments, plans, checks, all-or-nothing writes, dry runs;
+//! - [`plugins`]: one module per plugin (layouts are plugins too).
 
 pub mod cli;
 pub mod commands;
-pub mod layouts;
 pub mod machinery;
-pub mod naming;
-pub mod plural;
+pub mod plugins;
 pub mod project;
+pub mod resource;
 
-/// Runs a parsed command line in the current directory.
-pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
+use clap::ArgMatches;
+use plugins::{Flags, Hook};
+
+/// Runs a parsed command line in the current directory; `matches` holds
+/// the values of the plugins' own flags.
+pub fn run(cli: cli::Cli, matches: &ArgMatches) -> anyhow::Result<()> {
     let dir = std::env::current_dir()?;
+    let plugins = cli.plugins.as_deref();
+    let flags = |hook: Hook, path: &[&str]| {
+        let sub = path
+            .iter()
+            .try_fold(matches, |m, name| m.subcommand_matches(name));
+        sub.map_or_else(|| Flags::defaults(hook), |m| Flags::from_matches(hook, m))
+    };
     match cli.command {
-        cli::Command::Init(args) => commands::init::run(&args, &dir),
+        cli::Command::Init(args) => {
+            commands::init::run(&args, plugins, &flags(Hook::Init, &["init"]), &dir)
+        }
         cli::Command::Create(cli::CreateCommand::Api(args)) => {
-            commands::create_api::run(&args, &dir)
+            let flags = flags(Hook::CreateApi, &["create", "api"]);
+            commands::create_api::run(&args, plugins, &flags, &dir)
         }
         cli::Command::Create(cli::CreateCommand::Webhook(args)) => {
-            commands::create_webhook::run(&args, &dir)
+            let flags = flags(Hook::CreateWebhook, &["create", "webhook"]);
+            commands::create_webhook::run(&args, plugins, &flags, &dir)
         }
-        cli::Command::Edit(args) => commands::edit::run(&args, &dir),
+        cli::Command::Edit(args) => {
+            commands::edit::run(&args, plugins, &flags(Hook::Edit, &["edit"]), &dir)
+        }
         cli::Command::Alpha(cli::AlphaCommand::Generate(args)) => {
             commands::alpha_generate::run(&args, &dir)
         }

@@ -1,12 +1,16 @@
 //! The `kubebuilder-rs` binary: parse the command line, run it, report errors on one line.
 
-use clap::Parser;
+use clap::FromArgMatches;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     restore_default_sigpipe();
-    let cli = kubebuilder_rs::cli::Cli::parse();
-    match kubebuilder_rs::run(cli) {
+    let matches = kubebuilder_rs::cli::command().get_matches();
+    let cli = match kubebuilder_rs::cli::Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(error) => error.exit(),
+    };
+    match kubebuilder_rs::run(cli, &matches) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("Error: {error:#}");

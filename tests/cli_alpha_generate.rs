@@ -135,7 +135,7 @@ fn license_header_and_unknown_project_keys_are_kept() {
     let project = std::fs::read_to_string(dir.join("PROJECT")).unwrap();
     let with_plugin = project.replace(
         "projectName:",
-        "plugins:\n  grafana.kubebuilder.io/v1-alpha: {}\nprojectName:",
+        "plugins:\n  example.com/unknown-plugin/v1:\n    setting: kept\nprojectName:",
     );
     std::fs::write(dir.join("PROJECT"), &with_plugin).unwrap();
     let output = kb(tmp.path())

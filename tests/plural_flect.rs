@@ -1,4 +1,4 @@
-//! `kubebuilder_rs::plural::pluralize` against the Go library it imitates,
+//! `kubebuilder_rs::resource::plural::pluralize` against the Go library it imitates,
 //! github.com/gobuffalo/flect, at the version that controller-tools v0.21.0
 //! and kubebuilder v4.15.0 require.
 //!
@@ -14,7 +14,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use kubebuilder_rs::plural::pluralize;
+use kubebuilder_rs::resource::plural::pluralize;
 
 /// The flect version required by controller-tools v0.21.0 and kubebuilder
 /// v4.15.0 (see their go.mod files).

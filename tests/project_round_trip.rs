@@ -44,5 +44,11 @@ fn typed_fields_are_read_from_kubebuilder_files() {
         Some("github.com/example/cache-operator")
     );
     assert_eq!(project.file.resources.len(), 2);
-    assert!(project.file.extra.contains_key("plugins"));
+    assert!(
+        project
+            .file
+            .plugins
+            .contains_key("helm.kubebuilder.io/v2-alpha")
+    );
+    assert!(project.file.extra.is_empty());
 }

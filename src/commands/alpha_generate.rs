@@ -10,10 +10,11 @@
 
 use super::replay::{self, Step};
 use crate::cli::GenerateArgs;
-use crate::layouts::{self, Layout};
 use crate::machinery::clock::DateTime;
 use crate::machinery::{Change, Plan};
+use crate::plugins::{Chain, Flags, Hook};
 use crate::project::{self, Project};
+use crate::resource::Resource;
 use anyhow::{Context as _, Result, bail};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -26,8 +27,8 @@ const GIT_DIR: &str = ".git";
 pub fn run(args: &GenerateArgs, cwd: &Path) -> Result<()> {
     let input = std::path::absolute(cwd.join(args.input_dir.as_deref().unwrap_or(cwd)))?;
     let original = Project::load(&input)?;
-    let layout = layouts::from_project(&original.file)?;
-    check_layout_plugins(&original, layout)?;
+    let chain = Chain::from_layout(&original.file.layout)
+        .map_err(|e| anyhow::anyhow!("this tool cannot re-scaffold the project: {e}"))?;
     let output = match &args.output_dir {
         Some(dir) => Some(std::path::absolute(cwd.join(dir))?),
         None => None,
@@ -37,13 +38,9 @@ pub fn run(args: &GenerateArgs, cwd: &Path) -> Result<()> {
     }
 
     let staging = Staging::new()?;
-    let steps = replay::steps(
-        &original.file,
-        &staging.path,
-        layout.current_license(&input),
-        args.skip_go_version_check,
-    )?;
-    scaffold(layout, &steps, &staging.path)?;
+    let license = chain.iter().find_map(|p| p.current_license(&input));
+    let steps = replay::steps(&original.file, &chain, license, args.skip_go_version_check)?;
+    scaffold(&chain, &steps, &staging.path)?;
     keep_unknown_keys(&original, &staging.path)?;
     let new_tree = read_tree(&staging.path, &[])?;
 
@@ -73,7 +70,9 @@ pub fn run(args: &GenerateArgs, cwd: &Path) -> Result<()> {
 
     if args.run_make {
         let project = Project::load(&target)?;
-        layout.finish_generate(&target, &project.file, &written)?;
+        for plugin in chain.iter() {
+            plugin.after_generate(&target, &project.file, &written)?;
+        }
     }
     print_differences(&original_dir, &target)
 }
@@ -107,18 +106,6 @@ fn print_differences(original_dir: &Path, target: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Refuses a PROJECT whose `layout` lists a plugin besides `layout`: this
-/// tool could not re-create the files that plugin scaffolded.
-fn check_layout_plugins(project: &Project, layout: &dyn Layout) -> Result<()> {
-    match project.file.layout.iter().find(|key| *key != layout.key()) {
-        Some(other) => bail!(
-            "PROJECT's layout lists the plugin {other:?}, which this tool cannot re-scaffold; only {} is supported",
-            layout.key()
-        ),
-        None => Ok(()),
-    }
-}
-
 /// Refuses an output directory that holds anything.
 fn check_output_dir(output: &Path) -> Result<()> {
     if !output.exists() {
@@ -139,33 +126,31 @@ fn check_output_dir(output: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Runs `steps` in the empty directory `dir`.
-fn scaffold(layout: &dyn Layout, steps: &[Step], dir: &Path) -> Result<()> {
+/// Runs `steps` in the empty directory `dir`, with the project's `chain`.
+fn scaffold(chain: &Chain, steps: &[Step], dir: &Path) -> Result<()> {
     for step in steps {
         let plan = match step {
-            Step::Init(options) => {
-                layout.prepare_init(options)?;
-                super::init::plan(layout, options)?
-            }
-            Step::CreateApi(request) => {
+            Step::Init(options, flags) => super::init::plan(chain, options, flags, dir)?,
+            Step::CreateApi(entry, options) => {
                 let mut project = Project::load(dir)?;
-                super::create_api::plan(layout, dir, &mut project, request).with_context(|| {
-                    format!(
-                        "cannot re-create the API {}/{}/{}",
-                        request.group, request.version, request.kind
-                    )
-                })?
+                let flags = Flags::defaults(Hook::CreateApi);
+                let resource = replayed_resource(chain, &project, entry, Hook::CreateApi, &flags)?;
+                super::create_api::plan(chain, dir, &mut project, &resource, options, &flags)
+                    .with_context(|| format!("cannot re-create the API {}", resource.gvk()))?
             }
-            Step::CreateWebhook(request) => {
+            Step::CreateWebhook(entry, options) => {
                 let mut project = Project::load(dir)?;
-                super::create_webhook::plan(layout, dir, &mut project, request).with_context(
-                    || {
-                        format!(
-                            "cannot re-create the webhooks of {}/{}/{}",
-                            request.group, request.version, request.kind
-                        )
-                    },
-                )?
+                let flags = Flags::defaults(Hook::CreateWebhook);
+                let resource =
+                    replayed_resource(chain, &project, entry, Hook::CreateWebhook, &flags)?;
+                super::create_webhook::plan(chain, dir, &mut project, &resource, options, &flags)
+                    .with_context(|| {
+                        format!("cannot re-create the webhooks of {}", resource.gvk())
+                    })?
+            }
+            Step::AddPlugin(key) => {
+                let mut project = Project::load(dir)?;
+                super::edit::plan_added_plugin(key, dir, &mut project)?
             }
         };
         plan.resolve(dir, false)?.apply()?;
@@ -173,26 +158,60 @@ fn scaffold(layout: &dyn Layout, steps: &[Step], dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Carries the original PROJECT's top-level keys this tool does not use
-/// (such as `plugins`) into the new one, and says that their files were not
-/// re-created.
+/// The resource an entry of the original PROJECT records, as the chain's
+/// plugins shape it in the project being re-created.
+fn replayed_resource(
+    chain: &Chain,
+    project: &Project,
+    entry: &project::ResourceEntry,
+    hook: Hook,
+    flags: &Flags,
+) -> Result<Resource> {
+    let domain = project.file.domain.as_deref().unwrap_or_default();
+    let mut resource = Resource::from_entry(entry, domain);
+    for plugin in chain.iter() {
+        plugin.shape_resource(hook, &project.file, flags, &mut resource)?;
+    }
+    Ok(resource)
+}
+
+/// Carries the original PROJECT's keys and plugin sections this tool does
+/// not know into the new one, and says that their files were not re-created.
 fn keep_unknown_keys(original: &Project, dir: &Path) -> Result<()> {
-    if original.file.extra.is_empty() {
+    let unknown_plugins: Vec<(&serde_norway::Value, &serde_norway::Value)> = original
+        .file
+        .plugins
+        .iter()
+        .filter(|(key, _)| key.as_str().and_then(crate::plugins::by_key).is_none())
+        .collect();
+    if original.file.extra.is_empty() && unknown_plugins.is_empty() {
         return Ok(());
     }
     let mut project = Project::load(dir)?;
     project.file.extra = original.file.extra.clone();
+    for (key, value) in &unknown_plugins {
+        project
+            .file
+            .plugins
+            .insert((*key).clone(), (*value).clone());
+    }
     fs::write(dir.join(project::FILE_NAME), project.render()?)?;
-    let keys: Vec<String> = original
-        .file
-        .extra
-        .keys()
-        .filter_map(|key| key.as_str().map(str::to_string))
-        .collect();
-    eprintln!(
-        "Note: PROJECT's {} kept as they were; this tool re-creates no files for them",
-        keys.join(", ")
-    );
+    let names = |keys: &mut dyn Iterator<Item = &serde_norway::Value>| -> String {
+        let names: Vec<&str> = keys.filter_map(|key| key.as_str()).collect();
+        names.join(", ")
+    };
+    if !original.file.extra.is_empty() {
+        eprintln!(
+            "Note: PROJECT's {} kept as they were; this tool re-creates no files for them",
+            names(&mut original.file.extra.keys())
+        );
+    }
+    if !unknown_plugins.is_empty() {
+        eprintln!(
+            "Note: PROJECT's plugins section for {} kept as it was; this tool has no such plugin, so it re-creates none of its files",
+            names(&mut unknown_plugins.iter().map(|(key, _)| *key))
+        );
+    }
     Ok(())
 }
 

@@ -1,12 +1,10 @@
 //! `kubebuilder-rs completion <shell>`.
 
-use crate::cli::Cli;
-use clap::CommandFactory;
 use clap_complete::Shell;
 
 /// Writes the completion script for `shell` to standard output.
 pub fn run(shell: Shell) {
-    let mut command = Cli::command();
+    let mut command = crate::cli::command();
     clap_complete::generate(
         shell,
         &mut command,

@@ -1,47 +1,77 @@
 //! `kubebuilder-rs create webhook`: defaulting, validating and conversion webhooks.
 
-use super::create_api::external_api;
+use super::{carry_out, plan_project_file, project_chain};
 use crate::cli::WebhookArgs;
-use crate::layouts::{self, Layout, WebhookRequest};
-use crate::machinery::{Change, Plan};
-use crate::naming;
-use crate::project::{self, Project};
+use crate::machinery::Plan;
+use crate::plugins::{AfterWrite, Chain, Flags, Hook, Output, WebhookContext};
+use crate::project::Project;
+use crate::project::bookkeeping::{self, WebhookOptions};
+use crate::resource::{Resource, naming};
 use anyhow::{Result, bail};
 use std::path::Path;
 
 /// Runs `create webhook` in `dir`.
-pub fn run(args: &WebhookArgs, dir: &Path) -> Result<()> {
-    let request = request_from_args(args)?;
+pub fn run(args: &WebhookArgs, plugins: Option<&str>, flags: &Flags, dir: &Path) -> Result<()> {
+    super::validate_resource(&args.api)?;
+    let options = options_from_args(args)?;
     let mut project = Project::load(dir)?;
-    let layout = layouts::from_project(&project.file)?;
-    layouts::find(&args.write.plugins)?;
-    let plan = plan(layout, dir, &mut project, &request)?;
-    let written = super::carry_out(&plan, dir, args.write.force, args.write.dry_run)?;
-    if let (Some(written), true) = (written, args.run_make) {
-        layout.finish_create_webhook(dir, &request, &written)?;
+    let chain = project_chain(&project.file, plugins, flags)?;
+    let api = &args.api;
+    let mut resource = Resource::new(
+        &project.file,
+        &api.group,
+        &api.version,
+        &api.kind,
+        api.plural.as_deref(),
+    );
+    for plugin in chain.iter() {
+        plugin.shape_resource(Hook::CreateWebhook, &project.file, flags, &mut resource)?;
+    }
+    let plan = plan(&chain, dir, &mut project, &resource, &options, flags)?;
+    let Some(written) = carry_out(&plan, dir, args.write.force, args.write.dry_run)? else {
+        return Ok(());
+    };
+    let after = AfterWrite {
+        dir,
+        flags,
+        written: &written,
+        resource: Some(&resource),
+    };
+    for plugin in chain.iter() {
+        plugin.after_write(Hook::CreateWebhook, &after)?;
     }
     Ok(())
 }
 
-/// Plans `request` in the project at `dir`, PROJECT's new content included.
+/// Checks `options` for `resource` against PROJECT, runs every plugin of
+/// `chain`, and records the webhooks: the plan, PROJECT's new content included.
 pub(crate) fn plan(
-    layout: &dyn Layout,
+    chain: &Chain,
     dir: &Path,
     project: &mut Project,
-    request: &WebhookRequest,
+    resource: &Resource,
+    options: &WebhookOptions,
+    flags: &Flags,
 ) -> Result<Plan> {
-    let mut plan = layout.plan_create_webhook(dir, &mut project.file, request)?;
-    project.file.cli_version = Some(env!("CARGO_PKG_VERSION").to_string());
-    plan.push(Change::Write {
-        path: project::FILE_NAME.into(),
-        contents: project.render()?,
-    });
-    Ok(plan)
+    bookkeeping::check_webhook(&project.file, resource, options)?;
+    let mut out = Output::default();
+    let ctx = WebhookContext {
+        dir,
+        project: &project.file,
+        resource,
+        options,
+        flags,
+    };
+    for plugin in chain.iter() {
+        plugin.create_webhook(&ctx, &mut out)?;
+    }
+    bookkeeping::record_webhook(&mut project.file, resource, options);
+    plan_project_file(project, &mut out, false)?;
+    Ok(out.plan)
 }
 
-/// Checks the flags and turns them into a request.
-fn request_from_args(args: &WebhookArgs) -> Result<WebhookRequest> {
-    super::validate_resource(&args.api)?;
+/// Checks the flags and turns them into options.
+fn options_from_args(args: &WebhookArgs) -> Result<WebhookOptions> {
     if !args.defaulting && !args.programmatic_validation && !args.conversion {
         bail!(
             "no webhook asked for: pass at least one of --defaulting, --programmatic-validation, --conversion"
@@ -74,18 +104,13 @@ fn request_from_args(args: &WebhookArgs) -> Result<WebhookRequest> {
     if args.validation_path.is_some() && !args.programmatic_validation {
         bail!("--validation-path needs --programmatic-validation");
     }
-    Ok(WebhookRequest {
-        group: args.api.group.clone(),
-        version: args.api.version.clone(),
-        kind: args.api.kind.clone(),
-        plural: args.api.plural.clone(),
+    Ok(WebhookOptions {
         defaulting: args.defaulting,
         validation: args.programmatic_validation,
         conversion: args.conversion,
         spokes: args.spoke.clone(),
         defaulting_path: args.defaulting_path.clone(),
         validation_path: args.validation_path.clone(),
-        external: external_api(&args.external)?,
         force: args.write.force,
     })
 }

@@ -1,43 +1,56 @@
-//! `kubebuilder-rs edit`: change the settings of an existing project.
+//! `kubebuilder-rs edit`: change the settings of an existing project, or
+//! add an optional plugin to it.
 
 use super::init::license_choice;
+use super::{carry_out, project_chain};
 use crate::cli::EditArgs;
-use crate::layouts::{self, EditRequest, Layout, License};
-use crate::machinery::Change;
-use crate::project::{self, Project};
+use crate::machinery::{Change, Rewrite};
+use crate::plugins::{Chain, EditContext, EditRequest, Flags, License, Output};
+use crate::project::{Project, ProjectFile};
 use anyhow::{Result, bail};
+use std::fmt::Write as _;
 use std::path::Path;
 
-/// Runs `edit` in `dir`.
-pub fn run(args: &EditArgs, dir: &Path) -> Result<()> {
-    let request = request_from_args(args)?;
+/// Runs `edit` in `dir`; `plugins` names optional plugins to add.
+pub fn run(args: &EditArgs, plugins: Option<&str>, flags: &Flags, dir: &Path) -> Result<()> {
+    let request = request_from_args(args, plugins)?;
     let mut project = Project::load(dir)?;
-    let layout = layouts::from_project(&project.file)?;
-    if let Some(plugins) = &args.plugins {
-        check_plugins(plugins, layout)?;
-    }
-    if is_empty(&request) {
-        println!(
-            "{} is already the project's layout: nothing to change.",
-            layout.short_name()
-        );
-        return Ok(());
-    }
-
+    let chain = project_chain(&project.file, plugins, flags)?;
     let settings_before = project.render()?;
-    let edit = layout.plan_edit(dir, &mut project.file, &request)?;
-    let mut plan = edit.plan;
+    let original = project.file.clone();
+    let mut out = Output::default();
+    let ctx = EditContext {
+        dir,
+        project: &original,
+        request: &request,
+        flags,
+    };
+    for plugin in chain.iter() {
+        plugin.edit(&ctx, &mut out)?;
+    }
+    if let Some(target) = request.multigroup {
+        project.file.multigroup = target.then_some(true);
+    }
+    if let Some(target) = request.namespaced {
+        edit_namespaced(&chain, dir, &original, target, request.force, &mut out)?;
+        project.file.namespaced = target.then_some(true);
+    }
+    for (key, config) in out.configs.drain(..) {
+        crate::project::bookkeeping::record_plugin(&mut project.file, key, config);
+    }
     let mut printed = false;
-    if !plan.changes().is_empty() || project.render()? != settings_before {
-        project.file.cli_version = Some(env!("CARGO_PKG_VERSION").to_string());
-        plan.push(Change::Write {
-            path: project::FILE_NAME.into(),
-            contents: project.render()?,
-        });
-        super::carry_out(&plan, dir, false, args.dry_run)?;
+    if !out.plan.changes().is_empty() || project.render()? != settings_before {
+        super::plan_project_file(&mut project, &mut out, false)?;
+        carry_out(&out.plan, dir, false, args.dry_run)?;
         printed = true;
     }
-    for note in &edit.notes {
+    if !printed && out.notes.is_empty() {
+        out.notes.push(format!(
+            "The project already has {}: nothing to change.",
+            chain.layout.join(",")
+        ));
+    }
+    for note in &out.notes {
         if printed {
             println!();
         }
@@ -47,9 +60,32 @@ pub fn run(args: &EditArgs, dir: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Plans `edit --plugins <key>` with no setting changed, for `alpha generate`:
+/// the plugin's files and its PROJECT section.
+pub(crate) fn plan_added_plugin(
+    key: &str,
+    dir: &Path,
+    project: &mut Project,
+) -> Result<crate::machinery::Plan> {
+    let plugin =
+        crate::plugins::by_key(key).ok_or_else(|| anyhow::anyhow!("unknown plugin {key:?}"))?;
+    let mut out = Output::default();
+    let original = project.file.clone();
+    let flags = Flags::defaults(crate::plugins::Hook::Edit);
+    let ctx = EditContext {
+        dir,
+        project: &original,
+        request: &EditRequest::default(),
+        flags: &flags,
+    };
+    plugin.edit(&ctx, &mut out)?;
+    super::plan_project_file(project, &mut out, false)?;
+    Ok(out.plan)
+}
+
 /// Checks the flags and turns them into a request. Without any setting to
-/// change, only `--plugins` naming the project's own layout is accepted.
-fn request_from_args(args: &EditArgs) -> Result<EditRequest> {
+/// change, `--plugins` must name a plugin.
+fn request_from_args(args: &EditArgs, plugins: Option<&str>) -> Result<EditRequest> {
     let license = match (&args.license, &args.license_file, &args.owner) {
         (None, None, None) => None,
         (None, None, Some(_)) => Some(License::Apache2),
@@ -65,31 +101,102 @@ fn request_from_args(args: &EditArgs) -> Result<EditRequest> {
         owner: args.owner.clone(),
         force: args.force,
     };
-    if is_empty(&request) && args.plugins.is_none() {
+    let no_setting =
+        request.multigroup.is_none() && request.namespaced.is_none() && request.license.is_none();
+    if no_setting && plugins.is_none() {
         bail!(
-            "nothing to edit: pass --multigroup, --namespaced, --license, --owner or --license-file"
+            "nothing to edit: pass --multigroup, --namespaced, --license, --owner, --license-file or --plugins"
         );
     }
     Ok(request)
 }
 
-/// Whether the request changes no setting.
-fn is_empty(request: &EditRequest) -> bool {
-    request.multigroup.is_none() && request.namespaced.is_none() && request.license.is_none()
+/// `--namespaced`: with `force`, plans the rewrites every plugin of the
+/// chain needs; without it, only names the files.
+fn edit_namespaced(
+    chain: &Chain,
+    dir: &Path,
+    project: &ProjectFile,
+    target: bool,
+    force: bool,
+    out: &mut Output,
+) -> Result<()> {
+    let mode = if target { "namespaced" } else { "cluster-wide" };
+    let recorded = (project.namespaced == Some(true)) == target;
+    let mut rewrites = Vec::new();
+    for plugin in chain.iter() {
+        rewrites.extend(plugin.namespace_rewrites(dir, project, target)?);
+    }
+    rewrites.sort_by(|a, b| a.path.cmp(&b.path));
+    if recorded && rewrites.is_empty() {
+        out.notes.push(format!(
+            "The project is already {mode}: --namespaced={target} changes nothing."
+        ));
+        return Ok(());
+    }
+    if !force {
+        out.notes.push(unforced_note(&rewrites, recorded, target));
+        return Ok(());
+    }
+    for rewrite in rewrites {
+        let contents = rewrite.contents.map_err(|e| {
+            anyhow::anyhow!(
+                "cannot switch {} to a {mode} manager: {e}; make that change by hand, or restore the scaffolded lines",
+                rewrite.path.display()
+            )
+        })?;
+        out.plan.push(Change::Write {
+            path: rewrite.path,
+            contents,
+        });
+    }
+    out.notes.push(namespaced_note(dir, project, target));
+    Ok(())
 }
 
-/// Refuses any plugin but the project's own layout: `edit` has no optional
-/// plugins to add yet.
-fn check_plugins(plugins: &str, layout: &dyn Layout) -> Result<()> {
-    let names = plugins.split(',').map(str::trim).filter(|s| !s.is_empty());
-    for name in names {
-        if name != layout.short_name() && name != layout.key() {
-            bail!(
-                "unknown plugin {name:?} for edit: no optional plugin exists yet; only the project's layout {} ({}) is accepted",
-                layout.short_name(),
-                layout.key()
+/// The note for `--namespaced` without `--force`: the files that still follow
+/// the other mode, and how to rewrite them.
+fn unforced_note(rewrites: &[Rewrite], recorded: bool, target: bool) -> String {
+    let mode = if target { "namespaced" } else { "cluster-wide" };
+    let recorded = if recorded {
+        "already records"
+    } else {
+        "now records"
+    };
+    if rewrites.is_empty() {
+        return format!("PROJECT {recorded} a {mode} manager; no file needs rewriting.");
+    }
+    let mut note =
+        format!("PROJECT {recorded} a {mode} manager. These files still follow the other mode:");
+    for rewrite in rewrites {
+        let _ = write!(note, "\n  {}", rewrite.path.display());
+    }
+    let flag = if target {
+        "--namespaced"
+    } else {
+        "--namespaced=false"
+    };
+    let _ = write!(
+        note,
+        "\nRun `kubebuilder-rs edit {flag} --force` to rewrite them (lines you changed in them must be rewritten by hand)."
+    );
+    note
+}
+
+/// What the user still has to do after a switch of `--namespaced`.
+fn namespaced_note(dir: &Path, project: &ProjectFile, target: bool) -> String {
+    let mut note = "Run `make manifests` to regenerate config/rbac/role.yaml from the controllers' RBAC markers.".to_string();
+    if target {
+        note.push_str(
+            "\nThe manager now watches only the namespaces in WATCH_NAMESPACE: run it locally with `WATCH_NAMESPACE=<namespace> make run`.",
+        );
+        let has_webhooks = project.resources.iter().any(|r| r.webhooks.is_some())
+            || dir.join("internal/webhook").is_dir();
+        if has_webhooks {
+            note.push_str(
+                "\nWebhooks stay cluster-wide: the API server sends them objects from every namespace. Add a namespaceSelector or objectSelector to the webhook configurations so they match the namespaces the manager watches.",
             );
         }
     }
-    Ok(())
+    note
 }

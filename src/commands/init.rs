@@ -1,56 +1,101 @@
 //! `kubebuilder-rs init`: turn an empty directory into a new project.
 
+use super::{carry_out, plan_project_file};
 use crate::cli::InitArgs;
-use crate::layouts::{self, InitOptions, Layout, License};
-use crate::machinery::{Change, Plan};
-use crate::naming;
+use crate::machinery::Plan;
+use crate::plugins::{AfterWrite, Chain, Flags, Hook, InitContext, License, Output};
 use crate::project::{self, Project, ProjectFile};
+use crate::resource::naming;
 use anyhow::{Context as _, Result, bail};
 use std::path::Path;
 
-/// Runs `init` in `dir`.
-pub fn run(args: &InitArgs, dir: &Path) -> Result<()> {
-    let layout = layouts::find(&args.write.plugins)?;
-    let mut options = options_from_args(args, dir)?;
+/// The chain `init` runs without `--plugins`.
+pub const DEFAULT_CHAIN: &str = "go/v4";
+
+/// What `init` was asked for, after the flags were checked; the plugins'
+/// own flags come separately.
+#[derive(Debug, Clone)]
+pub struct InitOptions {
+    /// Domain of the API groups.
+    pub domain: String,
+    /// Project name (a DNS-1123 label).
+    pub project_name: String,
+    /// Copyright owner for license headers.
+    pub owner: Option<String>,
+    /// License header for source files.
+    pub license: License,
+    /// Organise APIs by group.
+    pub multigroup: bool,
+    /// The manager watches only its own namespaces.
+    pub namespaced: bool,
+}
+
+/// Runs `init` in `dir` with the chain named by `plugins`.
+pub fn run(args: &InitArgs, plugins: Option<&str>, flags: &Flags, dir: &Path) -> Result<()> {
+    let chain = Chain::parse(plugins.unwrap_or(DEFAULT_CHAIN))?;
+    flags.check_chain(&chain)?;
+    let options = options_from_args(args, dir)?;
     if dir.join(project::FILE_NAME).exists() {
         bail!(
             "{} already has a PROJECT file: the project is initialised; use `create api` to extend it",
             dir.display()
         );
     }
-    let repo = layout.prepare_init(&options)?;
-    options.repo = Some(repo);
-    let plan = plan(layout, &options)?;
-    if super::carry_out(&plan, dir, args.write.force, args.write.dry_run)?.is_some() {
-        layout.finish_init(dir, &options)?;
-        println!("{}", layout.next_steps_after_init());
+    let plan = plan(&chain, &options, flags, dir)?;
+    let Some(written) = carry_out(&plan, dir, args.write.force, args.write.dry_run)? else {
+        return Ok(());
+    };
+    let after = AfterWrite {
+        dir,
+        flags,
+        written: &written,
+        resource: None,
+    };
+    for plugin in chain.iter() {
+        plugin.after_write(Hook::Init, &after)?;
+    }
+    if let Some(text) = chain.iter().find_map(|p| p.next_steps(Hook::Init)) {
+        println!("{text}");
     }
     Ok(())
 }
 
-/// Plans every file of a new project, the PROJECT file included, for options
-/// whose repository is known (see [`Layout::prepare_init`]).
-pub(crate) fn plan(layout: &dyn Layout, options: &InitOptions) -> Result<Plan> {
-    let project = ProjectFile {
+/// Plans every file of a new project in `dir`, the PROJECT file included:
+/// each plugin of `chain` prepares, then plans its files.
+pub(crate) fn plan(
+    chain: &Chain,
+    options: &InitOptions,
+    flags: &Flags,
+    dir: &Path,
+) -> Result<Plan> {
+    let mut file = ProjectFile {
         version: project::PROJECT_VERSION.to_string(),
         domain: Some(options.domain.clone()),
-        layout: vec![layout.key().to_string()],
+        layout: chain.layout.clone(),
         project_name: Some(options.project_name.clone()),
-        repo: options.repo.clone(),
-        cli_version: Some(env!("CARGO_PKG_VERSION").to_string()),
         multigroup: options.multigroup.then_some(true),
         namespaced: options.namespaced.then_some(true),
         ..ProjectFile::default()
     };
-    let mut plan = layout.plan_init(options, &project)?;
-    plan.push(Change::Create {
-        path: project::FILE_NAME.into(),
-        contents: Project::new(project).render()?,
-    });
-    Ok(plan)
+    let ctx = InitContext {
+        dir,
+        owner: options.owner.as_deref(),
+        license: &options.license,
+        flags,
+    };
+    for plugin in chain.iter() {
+        plugin.prepare_init(&ctx, &mut file)?;
+    }
+    let mut out = Output::default();
+    for plugin in chain.iter() {
+        plugin.init(&ctx, &file, &mut out)?;
+    }
+    let mut project = Project::new(file);
+    plan_project_file(&mut project, &mut out, true)?;
+    Ok(out.plan)
 }
 
-/// Checks the flags and turns them into layout-independent options.
+/// Checks the flags and turns them into options.
 fn options_from_args(args: &InitArgs, dir: &Path) -> Result<InitOptions> {
     if args.project_version != project::PROJECT_VERSION {
         bail!(
@@ -64,20 +109,13 @@ fn options_from_args(args: &InitArgs, dir: &Path) -> Result<InitOptions> {
         None => directory_name(dir)?,
     };
     naming::validate_project_name(&project_name)?;
-    if let Some(repo) = &args.repo {
-        naming::validate_go_module_path(repo)?;
-    }
     Ok(InitOptions {
-        dir: dir.to_path_buf(),
         domain: args.domain.clone(),
-        repo: args.repo.clone(),
         project_name,
         owner: args.owner.clone(),
         license: license(args)?,
         multigroup: args.multigroup,
         namespaced: args.namespaced,
-        skip_toolchain_check: args.skip_go_version_check,
-        fetch_deps: args.fetch_deps,
     })
 }
 

@@ -1,4 +1,6 @@
-//! One module per command: each turns parsed flags into a plan and carries it out.
+//! One module per command: each parses its flags, runs the plugins of the
+//! project's chain into one plan, records the result in PROJECT, and carries
+//! the plan out.
 
 pub mod alpha_generate;
 pub mod completion;
@@ -10,8 +12,10 @@ mod replay;
 pub mod version;
 
 use crate::cli::ResourceArgs;
-use crate::machinery::Plan;
-use crate::naming;
+use crate::machinery::{Change, Plan};
+use crate::plugins::{Chain, Flags, Output};
+use crate::project::{self, Project, ProjectFile, bookkeeping};
+use crate::resource::naming;
 use anyhow::Result;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -38,6 +42,34 @@ pub fn carry_out(
     Ok(Some(
         report.written.into_iter().map(|(path, _)| path).collect(),
     ))
+}
+
+/// The chain of the project, with the optional plugins `--plugins` adds;
+/// refuses plugin flags for plugins the chain does not run.
+fn project_chain(project: &ProjectFile, plugins: Option<&str>, flags: &Flags) -> Result<Chain> {
+    let mut chain = Chain::from_layout(&project.layout)?;
+    if let Some(spec) = plugins {
+        chain = chain.with_extra(spec)?;
+    }
+    flags.check_chain(&chain)?;
+    Ok(chain)
+}
+
+/// Records the plugins' sections in PROJECT and plans its new content at
+/// the end of `out.plan` (as a new file when `create`).
+fn plan_project_file(project: &mut Project, out: &mut Output, create: bool) -> Result<()> {
+    for (key, config) in out.configs.drain(..) {
+        bookkeeping::record_plugin(&mut project.file, key, config);
+    }
+    project.file.cli_version = Some(env!("CARGO_PKG_VERSION").to_string());
+    let path = project::FILE_NAME.into();
+    let contents = project.render()?;
+    out.plan.push(if create {
+        Change::Create { path, contents }
+    } else {
+        Change::Write { path, contents }
+    });
+    Ok(())
 }
 
 /// Checks the group, version, kind and plural given to a `create` command.

@@ -1,41 +1,53 @@
-//! The command sequence a PROJECT file stands for: `init`, then for each
-//! resource in PROJECT order its `create api` commands (the API type with its
-//! first controller, then any further controller) and its `create webhook`.
+//! The command sequence a PROJECT file stands for: `init` with its layout
+//! chain, then for each resource in PROJECT order its `create api` commands
+//! (the API type with its first controller, then any further controller)
+//! and its `create webhook`, and last an `edit --plugins` for each optional
+//! plugin PROJECT's `plugins:` records.
 //!
 //! A webhook waits until every API it needs exists: a conversion webhook on a
 //! hub version is scaffolded right after the last of its spoke versions.
 
-use crate::layouts::{ApiRequest, ExternalApi, InitOptions, License, WebhookRequest};
+use super::init::InitOptions;
+use crate::plugins::{Chain, Flags, Hook, License, Role};
+use crate::project::bookkeeping::{ApiOptions, WebhookOptions};
 use crate::project::{ProjectFile, ResourceEntry};
-use anyhow::{Context as _, Result};
-use std::path::Path;
+use anyhow::{Context as _, Result, bail};
 
 /// One command of the sequence.
 #[derive(Debug, Clone)]
 pub enum Step {
-    /// `init`.
-    Init(InitOptions),
-    /// `create api`.
-    CreateApi(ApiRequest),
-    /// `create webhook`.
-    CreateWebhook(WebhookRequest),
+    /// `init`, with its plugins' flags.
+    Init(InitOptions, Flags),
+    /// `create api` for a resource entry of PROJECT.
+    CreateApi(ResourceEntry, ApiOptions),
+    /// `create webhook` for a resource entry of PROJECT.
+    CreateWebhook(ResourceEntry, WebhookOptions),
+    /// `edit --plugins <key>` for an optional plugin.
+    AddPlugin(&'static str),
 }
 
-/// The steps that re-create `project` in `dir`. `license` is the header the
-/// project has now (kept as it is), or `None` for init's default;
-/// `skip_toolchain_check` is init's `--skip-go-version-check`.
+/// The steps that re-create `project`, whose layout is `chain`. `license`
+/// is the header the project has now (kept as it is), or `None` for init's
+/// default; `skip_toolchain_check` is init's `--skip-go-version-check`.
 pub fn steps(
     project: &ProjectFile,
-    dir: &Path,
+    chain: &Chain,
     license: Option<License>,
     skip_toolchain_check: bool,
 ) -> Result<Vec<Step>> {
-    let init = init_options(project, dir, license, skip_toolchain_check)?;
-    let mut steps = vec![Step::Init(init)];
+    let init = init_options(project, license)?;
+    let mut steps = vec![Step::Init(
+        init,
+        init_flags(project, chain, skip_toolchain_check)?,
+    )];
     let mut waiting: Vec<&ResourceEntry> = Vec::new();
     let mut created: Vec<&ResourceEntry> = Vec::new();
     for entry in &project.resources {
-        steps.extend(api_requests(entry).into_iter().map(Step::CreateApi));
+        steps.extend(
+            api_requests(entry)
+                .into_iter()
+                .map(|options| Step::CreateApi(entry.clone(), options)),
+        );
         created.push(entry);
         if entry.webhooks.is_some() {
             waiting.push(entry);
@@ -43,31 +55,36 @@ pub fn steps(
         waiting.retain(|webhook| {
             let ready = spokes_exist(webhook, &created);
             if ready {
-                steps.push(Step::CreateWebhook(webhook_request(webhook)));
+                steps.push(webhook_step(webhook));
             }
             !ready
         });
     }
     // A spoke missing from PROJECT: let create webhook say what is wrong.
+    steps.extend(waiting.into_iter().map(webhook_step));
     steps.extend(
-        waiting
+        optional_plugins(project, chain)
             .into_iter()
-            .map(|entry| Step::CreateWebhook(webhook_request(entry))),
+            .map(Step::AddPlugin),
     );
     Ok(steps)
 }
 
+/// The optional plugins recorded under PROJECT's `plugins:` that this tool
+/// knows and the layout does not run already, in key order.
+pub fn optional_plugins(project: &ProjectFile, chain: &Chain) -> Vec<&'static str> {
+    project
+        .plugins
+        .keys()
+        .filter_map(|key| key.as_str())
+        .filter_map(crate::plugins::by_key)
+        .filter(|plugin| plugin.role() == Role::Optional && !chain.contains(plugin.key()))
+        .map(|plugin| plugin.key())
+        .collect()
+}
+
 /// `init`'s options from PROJECT's top-level keys.
-fn init_options(
-    project: &ProjectFile,
-    dir: &Path,
-    license: Option<License>,
-    skip_toolchain_check: bool,
-) -> Result<InitOptions> {
-    let repo = project
-        .repo
-        .clone()
-        .context("PROJECT has no `repo` (the Go module path), which init needs; add it")?;
+fn init_options(project: &ProjectFile, license: Option<License>) -> Result<InitOptions> {
     let domain = project
         .domain
         .clone()
@@ -77,22 +94,49 @@ fn init_options(
         .clone()
         .context("PROJECT has no `projectName`, which init needs; add it")?;
     Ok(InitOptions {
-        dir: dir.to_path_buf(),
         domain,
-        repo: Some(repo),
         project_name,
         owner: None,
         license: license.unwrap_or(License::Apache2),
         multigroup: project.multigroup == Some(true),
         namespaced: project.namespaced == Some(true),
-        skip_toolchain_check,
-        fetch_deps: false,
     })
 }
 
-/// The `create api` requests for one resource: its API type together with
-/// its first controller, then one request per further controller.
-fn api_requests(entry: &ResourceEntry) -> Vec<ApiRequest> {
+/// The plugin flags of `init`: `--repo` from PROJECT's `repo` when a plugin
+/// of the chain takes it, no dependency download, and the version check as asked.
+fn init_flags(project: &ProjectFile, chain: &Chain, skip_toolchain_check: bool) -> Result<Flags> {
+    let mut flags = Flags::defaults(Hook::Init);
+    let takes_repo = chain
+        .iter()
+        .any(|p| p.flags(Hook::Init).iter().any(|arg| arg.get_id() == "repo"));
+    if takes_repo {
+        let repo = project
+            .repo
+            .as_deref()
+            .context("PROJECT has no `repo` (the Go module path), which init needs; add it")?;
+        flags.set("repo", repo);
+    } else if project.repo.is_some() {
+        bail!(
+            "PROJECT has a `repo`, but its layout {} takes none; remove it",
+            chain.layout.join(",")
+        );
+    }
+    flags.set("fetch-deps", "false");
+    flags.set(
+        "skip-go-version-check",
+        if skip_toolchain_check {
+            "true"
+        } else {
+            "false"
+        },
+    );
+    Ok(flags)
+}
+
+/// The `create api` options for one resource: its API type together with
+/// its first controller, then one per further controller.
+fn api_requests(entry: &ResourceEntry) -> Vec<ApiOptions> {
     let api = entry.api.as_ref().filter(|api| api.crd_version.is_some());
     let names = entry.controller_names();
     let mut requests = Vec::new();
@@ -107,54 +151,34 @@ fn api_requests(entry: &ResourceEntry) -> Vec<ApiRequest> {
     requests
 }
 
-/// One `create api` request: the API type when `resource`, and a controller
-/// named `controller` if one is given.
-fn api_request(entry: &ResourceEntry, resource: bool, controller: Option<&str>) -> ApiRequest {
-    let api = entry.api.as_ref();
+/// One `create api`: the API type when `resource`, and a controller named
+/// `controller` if one is given.
+fn api_request(entry: &ResourceEntry, resource: bool, controller: Option<&str>) -> ApiOptions {
     let default_name = entry.kind.to_ascii_lowercase();
-    ApiRequest {
-        group: entry.group.clone().unwrap_or_default(),
-        version: entry.version.clone(),
-        kind: entry.kind.clone(),
-        plural: entry.plural.clone(),
+    ApiOptions {
         resource,
         controller: controller.is_some(),
-        namespaced: api.is_some_and(|api| api.namespaced == Some(true)),
         controller_name: controller
             .filter(|name| *name != default_name)
             .map(str::to_string),
-        ssa: api.is_some_and(|api| api.ssa == Some(true)),
-        external: external_api(entry),
+        ssa: entry.api.as_ref().is_some_and(|api| api.ssa == Some(true)),
         force: false,
     }
 }
 
-/// The `create webhook` request recorded in a resource's `webhooks`.
-fn webhook_request(entry: &ResourceEntry) -> WebhookRequest {
+/// The `create webhook` step recorded in a resource's `webhooks`.
+fn webhook_step(entry: &ResourceEntry) -> Step {
     let webhooks = entry.webhooks.clone().unwrap_or_default();
-    WebhookRequest {
-        group: entry.group.clone().unwrap_or_default(),
-        version: entry.version.clone(),
-        kind: entry.kind.clone(),
-        plural: entry.plural.clone(),
+    let options = WebhookOptions {
         defaulting: webhooks.defaulting == Some(true),
         validation: webhooks.validation == Some(true),
         conversion: webhooks.conversion == Some(true),
         spokes: webhooks.spoke,
         defaulting_path: webhooks.defaulting_path,
         validation_path: webhooks.validation_path,
-        external: external_api(entry),
         force: false,
-    }
-}
-
-/// The external type of an `external: true` resource.
-fn external_api(entry: &ResourceEntry) -> Option<ExternalApi> {
-    (entry.external == Some(true)).then(|| ExternalApi {
-        path: entry.path.clone().unwrap_or_default(),
-        domain: entry.domain.clone().unwrap_or_default(),
-        module: entry.module.clone().unwrap_or_default(),
-    })
+    };
+    Step::CreateWebhook(entry.clone(), options)
 }
 
 /// Whether every spoke version of `entry`'s conversion webhook has been
@@ -181,20 +205,27 @@ mod tests {
         steps
             .iter()
             .map(|step| match step {
-                Step::Init(o) => format!("init {}", o.project_name),
-                Step::CreateApi(r) => format!(
+                Step::Init(o, flags) => format!("init {} {:?}", o.project_name, flags.text("repo")),
+                Step::CreateApi(e, r) => format!(
                     "api {}/{}/{} resource={} controller={:?}",
-                    r.group,
-                    r.version,
-                    r.kind,
+                    e.group.as_deref().unwrap_or_default(),
+                    e.version,
+                    e.kind,
                     r.resource,
                     r.controller
                         .then(|| r.controller_name.clone().unwrap_or_default())
                 ),
-                Step::CreateWebhook(r) => format!(
+                Step::CreateWebhook(e, r) => format!(
                     "webhook {}/{}/{} d={} v={} c={} spokes={:?}",
-                    r.group, r.version, r.kind, r.defaulting, r.validation, r.conversion, r.spokes
+                    e.group.as_deref().unwrap_or_default(),
+                    e.version,
+                    e.kind,
+                    r.defaulting,
+                    r.validation,
+                    r.conversion,
+                    r.spokes
                 ),
+                Step::AddPlugin(key) => format!("edit --plugins {key}"),
             })
             .collect()
     }
@@ -203,6 +234,9 @@ mod tests {
 domain: my.domain
 layout:
 - go.kubebuilder.io/v4
+plugins:
+  grafana.kubebuilder.io/v1-alpha: {}
+  example.com/unknown/v1: {}
 projectName: ship
 repo: example.com/ship
 resources:
@@ -249,11 +283,12 @@ version: \"3\"
     #[test]
     fn steps_follow_project_order_and_wait_for_spokes() {
         let project = Project::parse(PROJECT).unwrap().file;
-        let steps = steps(&project, Path::new("/tmp/ship"), None, true).unwrap();
+        let chain = Chain::from_layout(&project.layout).unwrap();
+        let steps = steps(&project, &chain, None, true).unwrap();
         assert_eq!(
             names(&steps),
             [
-                "init ship",
+                "init ship Some(\"example.com/ship\")",
                 "api crew/v1/Captain resource=true controller=Some(\"\")",
                 "api crew/v1/Captain resource=false controller=Some(\"captain-backup\")",
                 "webhook crew/v1/Captain d=true v=false c=false spokes=[]",
@@ -261,6 +296,7 @@ version: \"3\"
                 "api crew/v2/FirstMate resource=true controller=None",
                 "webhook crew/v1/FirstMate d=false v=false c=true spokes=[\"v2\"]",
                 "webhook core/v1/Pod d=false v=true c=false spokes=[]",
+                "edit --plugins grafana.kubebuilder.io/v1-alpha",
             ]
         );
     }
@@ -269,9 +305,8 @@ version: \"3\"
     fn a_project_without_repo_is_refused() {
         let text = PROJECT.replace("repo: example.com/ship\n", "");
         let project = Project::parse(&text).unwrap().file;
-        let err = steps(&project, Path::new("/tmp/x"), None, true)
-            .unwrap_err()
-            .to_string();
+        let chain = Chain::from_layout(&project.layout).unwrap();
+        let err = steps(&project, &chain, None, true).unwrap_err().to_string();
         assert!(err.contains("no `repo`"), "{err}");
     }
 }

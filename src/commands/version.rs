@@ -1,6 +1,6 @@
 //! `kubebuilder-rs version`.
 
-use crate::layouts::go_v4::versions;
+use crate::plugins::go_v4::versions;
 
 /// The commit the binary was built from, set by build.rs.
 const COMMIT: &str = env!("KUBEBUILDER_RS_COMMIT");

@@ -8,9 +8,13 @@
 
 mod apply;
 pub mod clock;
+mod fragments;
 mod plan;
+pub mod rewrite;
 mod templates;
 
 pub use apply::ApplyReport;
+pub use fragments::{Fragment, Fragments, Placement};
 pub use plan::{Change, Plan, Resolved};
+pub use rewrite::Rewrite;
 pub use templates::{Context, TemplateFile, Templates, embedded_text};

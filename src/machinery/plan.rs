@@ -12,20 +12,13 @@ pub enum Change {
     Create { path: PathBuf, contents: String },
     /// Write a file only when it does not exist yet; an existing one is kept.
     CreateIfMissing { path: PathBuf, contents: String },
-    /// Insert `fragment` just above the line holding `marker`. Nothing happens
-    /// when the file already holds the fragment, so inserting is idempotent.
+    /// Insert `fragment` just above the marker line: a comment line (`//` or
+    /// `#`) that holds `marker` and nothing else. Nothing happens when the
+    /// file already holds the fragment (see [`holds_lines`]).
     Insert {
         path: PathBuf,
         marker: String,
         fragment: String,
-    },
-    /// Replace the lines `from` with the lines `to` in an existing file (for
-    /// example to switch on a commented-out line). Both match only at the
-    /// start of a line; nothing happens when `to` is already there.
-    Replace {
-        path: PathBuf,
-        from: String,
-        to: String,
     },
     /// Switch on a commented-out block: `text` is the block as it should read,
     /// and the file must hold it with each line prefixed by a single `#`.
@@ -34,7 +27,7 @@ pub enum Change {
     /// Remove the lines `text` from a file if it holds them (at a line start).
     RemoveLines { path: PathBuf, text: String },
     /// Add `text` at the end of an existing file, unless the file already
-    /// holds it (for lists that have no scaffold marker).
+    /// holds it (see [`holds_lines`]); for lists that have no scaffold marker.
     Append { path: PathBuf, text: String },
     /// Write a file the tool owns (the PROJECT file), whatever it holds now.
     Write { path: PathBuf, contents: String },
@@ -47,7 +40,6 @@ impl Change {
             Change::Create { path, .. }
             | Change::CreateIfMissing { path, .. }
             | Change::Insert { path, .. }
-            | Change::Replace { path, .. }
             | Change::Append { path, .. }
             | Change::Uncomment { path, .. }
             | Change::RemoveLines { path, .. }
@@ -139,7 +131,7 @@ fn apply_change(file: &mut ResolvedFile, change: &Change, force: bool) -> Result
             let Some(current) = file.after.as_mut() else {
                 bail!("{path} does not exist, so it cannot be extended");
             };
-            if !current.contains(text.as_str()) {
+            if !holds_lines(current, text) {
                 if !current.is_empty() && !current.ends_with('\n') {
                     current.push('\n');
                 }
@@ -150,7 +142,6 @@ fn apply_change(file: &mut ResolvedFile, change: &Change, force: bool) -> Result
             let commented: String = text.lines().map(|line| format!("#{line}\n")).collect();
             replace_lines(file, &commented, text)?;
         }
-        Change::Replace { from, to, .. } => replace_lines(file, from, to)?,
         Change::RemoveLines { text, .. } => {
             if let Some(current) = file.after.as_mut()
                 && let Some(at) = find_at_line_start(current, text)
@@ -162,14 +153,14 @@ fn apply_change(file: &mut ResolvedFile, change: &Change, force: bool) -> Result
     Ok(())
 }
 
-/// Replaces the lines `from` with the lines `to` in a planned file (see
-/// [`Change::Replace`]).
+/// Replaces the lines `from` with the lines `to` in a planned file, unless
+/// it already holds `to` (see [`Change::Uncomment`]).
 fn replace_lines(file: &mut ResolvedFile, from: &str, to: &str) -> Result<()> {
     let path = file.path.display();
     let Some(current) = file.after.as_mut() else {
         bail!("{path} does not exist, so it cannot be edited");
     };
-    if find_at_line_start(current, to).is_none() {
+    if !holds_lines(current, to) {
         let Some(at) = find_at_line_start(current, from) else {
             bail!(
                 "{path} no longer holds the text this command edits: {:?}; restore it or make the change by hand",
@@ -189,28 +180,58 @@ fn missing_marker(path: &Path, marker: &str) -> anyhow::Error {
     )
 }
 
-/// Inserts `fragment` above the first line that contains `marker`, unless the
-/// fragment is blank or the text already holds it as whole lines. Every other
-/// byte is left as it was. Fails when the marker is missing.
+/// Inserts `fragment` above the first marker line of `marker` (see
+/// [`marker_line`]), unless the fragment is blank or already there (see
+/// [`holds_lines`]). Every other byte is left as it was. Fails when the
+/// marker is missing.
 pub(crate) fn insert_at_marker(text: &mut String, marker: &str, fragment: &str) -> Result<(), ()> {
-    let marker_at = text.find(marker).ok_or(())?;
+    let line_start = marker_line(text, marker).ok_or(())?;
     let mut insertion = fragment.to_string();
     if !insertion.ends_with('\n') {
         insertion.push('\n');
     }
-    if fragment.trim().is_empty() || find_at_line_start(text, &insertion).is_some() {
+    if fragment.trim().is_empty() || holds_lines(text, &insertion) {
         return Ok(());
     }
-    let line_start = text[..marker_at].rfind('\n').map_or(0, |i| i + 1);
     text.insert_str(line_start, &insertion);
     Ok(())
 }
 
-/// Where `needle` occurs in `text` starting at the beginning of a line.
+/// Where the first marker line of `marker` starts: a line that, once its
+/// indentation and comment sign (`//` or `#`) are taken off, reads `marker`
+/// and nothing else. `+kubebuilder:scaffold:webhook` thus never matches a
+/// `+kubebuilder:scaffold:webhook-builder` line.
+pub(crate) fn marker_line(text: &str, marker: &str) -> Option<usize> {
+    let mut start = 0;
+    for line in text.split_inclusive('\n') {
+        let body = line.trim();
+        let comment = body
+            .strip_prefix("//")
+            .or_else(|| body.strip_prefix('#'))
+            .map(str::trim);
+        if comment == Some(marker) {
+            return Some(start);
+        }
+        start += line.len();
+    }
+    None
+}
+
+/// The one rule for "already there", shared by insert, append and
+/// uncomment: `text` holds `block` as whole lines (starting at a line start;
+/// a block without a final newline must end the text or a line).
+pub(crate) fn holds_lines(text: &str, block: &str) -> bool {
+    find_at_line_start(text, block).is_some()
+}
+
+/// Where `needle` occurs in `text` as whole lines: starting at the beginning
+/// of a line and ending at the end of one.
 fn find_at_line_start(text: &str, needle: &str) -> Option<usize> {
-    text.match_indices(needle)
-        .map(|(at, _)| at)
-        .find(|&at| at == 0 || text.as_bytes()[at - 1] == b'\n')
+    text.match_indices(needle).map(|(at, _)| at).find(|&at| {
+        let end = at + needle.len();
+        (at == 0 || text.as_bytes()[at - 1] == b'\n')
+            && (needle.ends_with('\n') || end == text.len() || text.as_bytes()[end] == b'\n')
+    })
 }
 
 /// Reads a file if it exists. A directory or unreadable file where a file is
@@ -343,18 +364,49 @@ mod tests {
     #[test]
     fn replace_matches_whole_lines_only() {
         let dir = tempfile::tempdir().unwrap();
-        fs::write(dir.path().join("k.yaml"), "resources:\n#- ../crd\n").unwrap();
+        fs::write(
+            dir.path().join("k.yaml"),
+            "resources:\n##- ../crd\n#- ../crd\n",
+        )
+        .unwrap();
         let mut plan = Plan::new();
-        plan.push(Change::Replace {
+        plan.push(Change::Uncomment {
             path: "k.yaml".into(),
-            from: "#- ../crd\n".into(),
-            to: "- ../crd\n".into(),
+            text: "- ../crd\n".into(),
         });
         let resolved = plan.resolve(dir.path(), false).unwrap();
         assert_eq!(
             resolved.files[0].after.as_deref(),
-            Some("resources:\n- ../crd\n")
+            Some("resources:\n##- ../crd\n- ../crd\n")
         );
+    }
+
+    #[test]
+    fn markers_match_whole_comment_lines_only() {
+        let mut text =
+            "\t// +kubebuilder:scaffold:webhook-builder\n# +kubebuilder:scaffold:webhook\n"
+                .to_string();
+        insert_at_marker(&mut text, "+kubebuilder:scaffold:webhook", "x").unwrap();
+        assert_eq!(
+            text,
+            "\t// +kubebuilder:scaffold:webhook-builder\nx\n# +kubebuilder:scaffold:webhook\n"
+        );
+        assert!(
+            insert_at_marker(
+                &mut "// +kubebuilder:scaffold:webhooks\n".to_string(),
+                "+kubebuilder:scaffold:webhook",
+                "x"
+            )
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn a_block_is_there_only_as_whole_lines() {
+        assert!(holds_lines("a\nbc\n", "bc\n"));
+        assert!(holds_lines("a\nbc", "bc"));
+        assert!(!holds_lines("a\nbcd\n", "bc"));
+        assert!(!holds_lines("abc\n", "bc\n"));
     }
 
     #[test]

@@ -1,10 +1,10 @@
 //! Templates embedded in the binary from the `scaffolds/` folder.
 //!
-//! Every file under `scaffolds/<layout>/` whose name ends in `.tera` is a
-//! template in the Jinja/Tera syntax (`{{ value }}`, `{% if %}`, `{% for %}`,
+//! Every file under `scaffolds/<plugin>/` whose name ends in `.jinja` is a
+//! template in the Jinja syntax (`{{ value }}`, `{% if %}`, `{% for %}`,
 //! `{% set %}`, `{%- -%}` whitespace control, `{% raw %}`), rendered with
 //! minijinja. A folder of templates mirrors the tree it generates: the
-//! template `scaffolds/go/v4/init/cmd/main.go.tera` renders to `cmd/main.go`.
+//! template `scaffolds/go/v4/init/cmd/main.go.jinja` renders to `cmd/main.go`.
 
 use anyhow::{Result, anyhow};
 use include_dir::{Dir, DirEntry, include_dir};
@@ -12,13 +12,13 @@ use minijinja::{AutoEscape, Environment, UndefinedBehavior, Value};
 use serde::Serialize;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The whole `scaffolds/` folder, embedded at build time.
 static SCAFFOLDS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/scaffolds");
 
 /// Suffix that marks a file under `scaffolds/` as a template.
-const TEMPLATE_SUFFIX: &str = ".tera";
+const TEMPLATE_SUFFIX: &str = ".jinja";
 
 /// The text of an embedded file, by its path under `scaffolds/`.
 pub fn embedded_text(path: &str) -> Option<&'static str> {
@@ -28,7 +28,7 @@ pub fn embedded_text(path: &str) -> Option<&'static str> {
 /// One template of a folder, with the path it renders to.
 #[derive(Debug, Clone)]
 pub struct TemplateFile {
-    /// Template name, relative to the layout folder (`init/cmd/main.go.tera`).
+    /// Template name, relative to the plugin folder (`init/cmd/main.go.jinja`).
     pub name: String,
     /// Output path, relative to the folder the template was listed from (`cmd/main.go`).
     pub output: PathBuf,
@@ -39,17 +39,22 @@ impl TemplateFile {
     /// path segment that ends up empty is dropped, so `api/{group_dir}/v1`
     /// becomes `api/v1` when `group_dir` is empty.
     pub fn output_with(&self, vars: &[(&str, &str)]) -> PathBuf {
-        self.output
-            .iter()
-            .map(|segment| {
-                vars.iter().fold(
-                    segment.to_string_lossy().into_owned(),
-                    |text, (name, value)| text.replace(&format!("{{{name}}}"), value),
-                )
-            })
-            .filter(|segment| !segment.is_empty())
-            .collect()
+        fill_placeholders(&self.output, vars)
     }
+}
+
+/// `path` with its `{name}` placeholders filled from `vars`; a segment that
+/// ends up empty is dropped.
+pub fn fill_placeholders(path: &Path, vars: &[(&str, &str)]) -> PathBuf {
+    path.iter()
+        .map(|segment| {
+            vars.iter().fold(
+                segment.to_string_lossy().into_owned(),
+                |text, (name, value)| text.replace(&format!("{{{name}}}"), value),
+            )
+        })
+        .filter(|segment| !segment.is_empty())
+        .collect()
 }
 
 /// The values a template is rendered with, by name.
@@ -68,43 +73,43 @@ impl Context {
     }
 }
 
-/// Some templates of one layout, ready to render.
+/// Some templates of one plugin, ready to render.
 ///
 /// Only the folders a command asks for are listed, and a template is parsed
 /// the first time it is rendered, so templates that are never rendered are
 /// never parsed. A template without any tag renders to its own text and is
 /// not parsed at all.
 pub struct Templates {
-    /// Template sources by name (relative to the layout folder).
+    /// Template sources by name (relative to the plugin folder).
     sources: BTreeMap<&'static str, &'static str>,
     /// The templates parsed so far.
     env: RefCell<Environment<'static>>,
-    /// The layout folder, for error messages.
-    layout: String,
+    /// The plugin folder, for error messages.
+    plugin: String,
 }
 
 impl Templates {
-    /// Lists the templates under `scaffolds/<layout>/<folder>/` for each of
+    /// Lists the templates under `scaffolds/<plugin>/<folder>/` for each of
     /// `folders` (for example `go/v4` and `["init", "licenses"]`).
-    pub fn load(layout: &str, folders: &[&str]) -> Result<Self> {
-        let layout_dir = SCAFFOLDS
-            .get_dir(layout)
-            .ok_or_else(|| anyhow!("no templates embedded for layout {layout}"))?;
+    pub fn load(plugin: &str, folders: &[&str]) -> Result<Self> {
+        let plugin_dir = SCAFFOLDS
+            .get_dir(plugin)
+            .ok_or_else(|| anyhow!("no templates embedded for plugin {plugin}"))?;
         let mut sources = Vec::new();
         for folder in folders {
             let dir = SCAFFOLDS
-                .get_dir(format!("{layout}/{folder}"))
-                .ok_or_else(|| anyhow!("no templates embedded in {layout}/{folder}"))?;
-            collect_templates(layout_dir, dir, &mut sources);
+                .get_dir(format!("{plugin}/{folder}"))
+                .ok_or_else(|| anyhow!("no templates embedded in {plugin}/{folder}"))?;
+            collect_templates(plugin_dir, dir, &mut sources);
         }
         Ok(Self {
             sources: sources.into_iter().collect(),
             env: RefCell::new(environment()),
-            layout: layout.to_string(),
+            plugin: plugin.to_string(),
         })
     }
 
-    /// Renders the template `name` (relative to the layout folder).
+    /// Renders the template `name` (relative to the plugin folder).
     pub fn render(&self, name: &str, context: &Context) -> Result<String> {
         let (&name, &source) = self
             .sources
@@ -119,8 +124,8 @@ impl Templates {
                 .add_template(name, source)
                 .map_err(|e| {
                     anyhow!(
-                        "invalid template in layout {}: {}",
-                        self.layout,
+                        "invalid template in plugin {}: {}",
+                        self.plugin,
                         error_chain(&e)
                     )
                 })?;
@@ -134,7 +139,7 @@ impl Templates {
             .map_err(|e| anyhow!("cannot render template {name}: {}", error_chain(&e)))
     }
 
-    /// Lists the templates below `folder` (relative to the layout folder), with
+    /// Lists the templates below `folder` (relative to the plugin folder), with
     /// the output path of each relative to that folder. Sorted by name.
     pub fn tree(&self, folder: &str) -> Vec<TemplateFile> {
         self.sources
@@ -151,7 +156,7 @@ impl Templates {
     }
 }
 
-/// An environment that renders templates as Tera did: text is never
+/// An environment that renders templates as this tool always has: text is never
 /// escaped, a template's last newline is kept, and printing an undefined
 /// value is an error (testing one in `{% if %}` is not).
 fn environment() -> Environment<'static> {
@@ -167,7 +172,7 @@ fn has_tags(source: &str) -> bool {
     ["{{", "{%", "{#"].iter().any(|open| source.contains(open))
 }
 
-/// Collects `(name, source)` for every `.tera` file below `dir`, with names
+/// Collects `(name, source)` for every `.jinja` file below `dir`, with names
 /// relative to `root`.
 fn collect_templates(
     root: &'static Dir<'static>,

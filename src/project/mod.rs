@@ -4,6 +4,7 @@
 //! kubebuilder wrote comes back byte for byte when nothing changed. Known keys
 //! get typed fields; the rest ride along in `extra` maps.
 
+pub mod bookkeeping;
 mod resource;
 pub mod yaml;
 
@@ -58,7 +59,11 @@ pub struct ProjectFile {
     /// Resources scaffolded so far, in the order they were created.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resources: Vec<ResourceEntry>,
-    /// Any other key (for example `plugins`), kept as it was.
+    /// Each optional plugin's section, by plugin key; a section this tool's
+    /// plugins do not know is kept as it was.
+    #[serde(default, skip_serializing_if = "Mapping::is_empty")]
+    pub plugins: Mapping,
+    /// Any other key, kept as it was.
     #[serde(flatten)]
     pub extra: Mapping,
 }

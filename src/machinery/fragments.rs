@@ -1,0 +1,162 @@
+//! Fragment manifests: which fragment goes into which file, and how.
+//!
+//! A command folder of a plugin (`scaffolds/<plugin>/<command>/`) may hold a
+//! `fragments/` folder of templates and, beside it, `fragments.toml`, which
+//! declares for each fragment the file it edits and how. Fragments are listed
+//! in groups (tables of arrays); the plugin picks the groups a request needs:
+//!
+//! ```toml
+//! [[defaulting]]
+//! fragment = "defaulter.go.jinja"                          # under fragments/
+//! file = "internal/webhook/{group_dir}/{version}/{kind}_webhook.go"
+//! insert = "+kubebuilder:scaffold:webhook-types"           # above this marker line
+//! ```
+//!
+//! Instead of `insert`, `uncomment = true` switches the fragment on where it
+//! stands commented out, and `append = true` adds it at the end of the file.
+
+use super::templates::{Context, Templates, fill_placeholders};
+use super::{Change, Plan, embedded_text};
+use anyhow::{Context as _, Result, anyhow, bail};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// How a fragment is applied to its file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Placement {
+    /// Inserted above the marker line of this marker.
+    Insert(String),
+    /// Switched on where it stands commented out with `#`.
+    Uncomment,
+    /// Added at the end of the file.
+    Append,
+}
+
+/// One fragment and where it goes.
+#[derive(Debug, Clone)]
+pub struct Fragment {
+    /// Template name under the command's `fragments/` folder.
+    pub template: String,
+    /// The file it edits, with `{placeholder}` segments.
+    pub file: String,
+    /// How it is applied.
+    pub placement: Placement,
+}
+
+/// The fragments of one command folder, by group.
+#[derive(Debug)]
+pub struct Fragments {
+    /// `<plugin>/<command>`, for template names and error messages.
+    folder: String,
+    /// Fragments by group, in manifest order.
+    groups: BTreeMap<String, Vec<Fragment>>,
+}
+
+impl Fragments {
+    /// Reads `scaffolds/<plugin>/<command>/fragments.toml`.
+    pub fn load(plugin: &str, command: &str) -> Result<Self> {
+        let folder = format!("{plugin}/{command}");
+        let path = format!("{folder}/fragments.toml");
+        let text = embedded_text(&path).ok_or_else(|| anyhow!("no {path} embedded"))?;
+        let groups = parse(text).with_context(|| format!("invalid {path}"))?;
+        Ok(Self { folder, groups })
+    }
+
+    /// Plans every fragment of `group`: renders it (the template must be
+    /// loaded in `templates`, which holds `<command>/fragments`) and adds the
+    /// change to `plan`, with the file's placeholders filled from `vars`.
+    pub fn plan(
+        &self,
+        group: &str,
+        templates: &Templates,
+        context: &Context,
+        vars: &[(&str, &str)],
+        plan: &mut Plan,
+    ) -> Result<()> {
+        let fragments = self
+            .groups
+            .get(group)
+            .ok_or_else(|| anyhow!("{}/fragments.toml has no group {group}", self.folder))?;
+        let command = self.folder.rsplit('/').next().unwrap_or_default();
+        for fragment in fragments {
+            let name = format!("{command}/fragments/{}", fragment.template);
+            let text = templates.render(&name, context)?;
+            let path = fill_placeholders(Path::new(&fragment.file), vars);
+            plan.push(match &fragment.placement {
+                Placement::Insert(marker) => Change::Insert {
+                    path,
+                    marker: marker.clone(),
+                    fragment: text,
+                },
+                Placement::Uncomment => Change::Uncomment { path, text },
+                Placement::Append => Change::Append { path, text },
+            });
+        }
+        Ok(())
+    }
+
+    /// The names of the groups, for tests.
+    pub fn group_names(&self) -> impl Iterator<Item = &str> {
+        self.groups.keys().map(String::as_str)
+    }
+}
+
+/// Parses a manifest into its groups.
+fn parse(text: &str) -> Result<BTreeMap<String, Vec<Fragment>>> {
+    let doc: toml_edit::DocumentMut = text.parse()?;
+    let mut groups = BTreeMap::new();
+    for (group, item) in doc.iter() {
+        let tables = item
+            .as_array_of_tables()
+            .ok_or_else(|| anyhow!("{group} is not a list of [[{group}]] tables"))?;
+        let fragments = tables
+            .iter()
+            .map(|table| fragment(table).with_context(|| format!("in [[{group}]]")))
+            .collect::<Result<Vec<_>>>()?;
+        groups.insert(group.to_string(), fragments);
+    }
+    Ok(groups)
+}
+
+/// One `[[group]]` table.
+fn fragment(table: &toml_edit::Table) -> Result<Fragment> {
+    let text = |key: &str| table.get(key).and_then(|v| v.as_str()).map(str::to_string);
+    let flag = |key: &str| table.get(key).and_then(|v| v.as_bool()) == Some(true);
+    let template = text("fragment").ok_or_else(|| anyhow!("a fragment has no `fragment`"))?;
+    let file = text("file").ok_or_else(|| anyhow!("{template} has no `file`"))?;
+    let placement = match (text("insert"), flag("uncomment"), flag("append")) {
+        (Some(marker), false, false) => Placement::Insert(marker),
+        (None, true, false) => Placement::Uncomment,
+        (None, false, true) => Placement::Append,
+        _ => bail!("{template} needs exactly one of `insert`, `uncomment = true`, `append = true`"),
+    };
+    Ok(Fragment {
+        template,
+        file,
+        placement,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_manifest_lists_fragments_by_group() {
+        let groups = parse(
+            "[[a]]\nfragment = \"x.go.jinja\"\nfile = \"cmd/main.go\"\ninsert = \"+m\"\n\n\
+             [[a]]\nfragment = \"y.yaml.jinja\"\nfile = \"k.yaml\"\nuncomment = true\n",
+        )
+        .unwrap();
+        let a = &groups["a"];
+        assert_eq!(a[0].placement, Placement::Insert("+m".into()));
+        assert_eq!(a[1].placement, Placement::Uncomment);
+        assert_eq!(a[1].file, "k.yaml");
+    }
+
+    #[test]
+    fn a_fragment_needs_one_placement() {
+        let err = parse("[[a]]\nfragment = \"x\"\nfile = \"f\"\n").unwrap_err();
+        assert!(format!("{err:#}").contains("exactly one"), "{err:#}");
+    }
+}

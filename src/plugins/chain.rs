@@ -1,0 +1,251 @@
+//! Plugin chains: what `--plugins` and PROJECT's `layout` name.
+//!
+//! A chain is a comma-separated list of plugin keys, in full
+//! (`kustomize.common.kubebuilder.io/v2`) or short (`kustomize/v2`) form; a
+//! bundle key (`go.kubebuilder.io/v4`, short `go/v4`) stands for several
+//! plugins. PROJECT's `layout` records each item of the chain by its full
+//! key, bundles as bundles, as kubebuilder does.
+
+use super::{PLUGINS, Plugin, Role};
+use anyhow::{Result, bail};
+
+/// A key that stands for several plugins, run in the order listed.
+#[derive(Debug)]
+pub struct Bundle {
+    /// The key recorded in PROJECT.
+    pub key: &'static str,
+    /// The short form `--plugins` accepts.
+    pub short_name: &'static str,
+    /// The keys of its plugins.
+    pub plugins: &'static [&'static str],
+}
+
+/// A resolved chain of plugins.
+#[derive(Clone)]
+pub struct Chain {
+    /// The items as PROJECT's `layout` records them.
+    pub layout: Vec<String>,
+    /// Every plugin, bundles expanded, in the order they run.
+    pub plugins: Vec<&'static dyn Plugin>,
+}
+
+impl std::fmt::Debug for Chain {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Chain")
+            .field("layout", &self.layout)
+            .finish()
+    }
+}
+
+impl Chain {
+    /// The chain named by a `--plugins` value. Refuses unknown keys, a
+    /// plugin named twice, and two plugins of the same layout role.
+    pub fn parse(spec: &str) -> Result<Self> {
+        let names: Vec<&str> = spec
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .collect();
+        if names.is_empty() {
+            bail!("--plugins {spec:?} names no plugin; {}", known());
+        }
+        let mut chain = Self {
+            layout: Vec::new(),
+            plugins: Vec::new(),
+        };
+        for name in names {
+            chain.push(name)?;
+        }
+        Ok(chain)
+    }
+
+    /// The chain PROJECT's `layout` records.
+    pub fn from_layout(layout: &[String]) -> Result<Self> {
+        if layout.is_empty() {
+            bail!(
+                "PROJECT has no `layout`, so its plugins are unknown; {}",
+                known()
+            );
+        }
+        Self::parse(&layout.join(",")).map_err(|e| anyhow::anyhow!("PROJECT's layout: {e}"))
+    }
+
+    /// Adds the plugins named by a later command's `--plugins` that are not
+    /// in the chain already (a plugin of the chain may be named again).
+    /// Only optional plugins can be added to an existing project.
+    pub fn with_extra(mut self, spec: &str) -> Result<Self> {
+        let extra = Self::parse(spec)?;
+        for plugin in extra.plugins {
+            if self.contains(plugin.key()) {
+                continue;
+            }
+            if plugin.role() != Role::Optional {
+                bail!(
+                    "--plugins {}: the project's layout is {}, and its layout plugins cannot be changed after init; optional plugins: {}",
+                    display_name(plugin),
+                    self.layout.join(","),
+                    names_of_role(Role::Optional)
+                );
+            }
+            self.plugins.push(plugin);
+        }
+        Ok(self)
+    }
+
+    /// Whether the chain runs the plugin with `key`.
+    pub fn contains(&self, key: &str) -> bool {
+        self.plugins.iter().any(|p| p.key() == key)
+    }
+
+    /// The plugins the chain runs, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &'static dyn Plugin> + '_ {
+        self.plugins.iter().copied()
+    }
+
+    /// Adds the plugin or bundle `name` at the end of the chain.
+    fn push(&mut self, name: &str) -> Result<()> {
+        let (key, plugins) = resolve(name)?;
+        for plugin in &plugins {
+            if self.contains(plugin.key()) {
+                bail!(
+                    "--plugins names {} twice ({name} includes it); {}",
+                    plugin.key(),
+                    known()
+                );
+            }
+            if plugin.role() != Role::Optional
+                && let Some(other) = self.iter().find(|p| p.role() == plugin.role())
+            {
+                bail!(
+                    "--plugins cannot hold both {} and {}: a project has one {}; {}",
+                    other.key(),
+                    plugin.key(),
+                    role_name(plugin.role()),
+                    known()
+                );
+            }
+        }
+        self.layout.push(key.to_string());
+        self.plugins.extend(plugins);
+        Ok(())
+    }
+}
+
+/// The full key and the plugins of a bundle or plugin named in full or short form.
+fn resolve(name: &str) -> Result<(&'static str, Vec<&'static dyn Plugin>)> {
+    if let Some(bundle) = super::BUNDLES
+        .iter()
+        .find(|b| b.key == name || b.short_name == name)
+    {
+        let plugins = bundle
+            .plugins
+            .iter()
+            .filter_map(|key| super::by_key(key))
+            .collect();
+        return Ok((bundle.key, plugins));
+    }
+    PLUGINS
+        .iter()
+        .copied()
+        .find(|p| p.key() == name || p.short_name() == Some(name))
+        .map(|p| (p.key(), vec![p]))
+        .ok_or_else(|| anyhow::anyhow!("unknown plugin {name:?}; {}", known()))
+}
+
+/// `short (key)`, or the key alone.
+fn display_name(plugin: &dyn Plugin) -> String {
+    match plugin.short_name() {
+        Some(short) => format!("{short} ({})", plugin.key()),
+        None => plugin.key().to_string(),
+    }
+}
+
+/// What a role is called in messages.
+fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::Language => "language layout",
+        Role::Manifests => "manifests layout",
+        Role::Optional => "optional plugin",
+    }
+}
+
+/// The plugins of `role`, for messages.
+fn names_of_role(role: Role) -> String {
+    let names: Vec<String> = PLUGINS
+        .iter()
+        .filter(|p| p.role() == role)
+        .map(|p| display_name(*p))
+        .collect();
+    names.join(", ")
+}
+
+/// Every accepted name, for messages.
+pub fn known() -> String {
+    let mut names: Vec<String> = super::BUNDLES
+        .iter()
+        .map(|b| format!("{} ({})", b.short_name, b.key))
+        .collect();
+    names.extend(PLUGINS.iter().map(|p| display_name(*p)));
+    format!("known plugins: {}", names.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(chain: &Chain) -> Vec<&'static str> {
+        chain.iter().map(|p| p.key()).collect()
+    }
+
+    #[test]
+    fn the_go_bundle_expands_and_is_recorded_as_one_key() {
+        for spec in ["go/v4", "go.kubebuilder.io/v4"] {
+            let chain = Chain::parse(spec).unwrap();
+            assert_eq!(chain.layout, ["go.kubebuilder.io/v4"]);
+            assert_eq!(
+                keys(&chain),
+                [
+                    "base.go.kubebuilder.io/v4",
+                    "kustomize.common.kubebuilder.io/v2"
+                ]
+            );
+        }
+    }
+
+    #[test]
+    fn plugins_are_recorded_by_full_key_in_the_given_order() {
+        let chain = Chain::parse("base.go.kubebuilder.io/v4, kustomize/v2").unwrap();
+        assert_eq!(
+            chain.layout,
+            [
+                "base.go.kubebuilder.io/v4",
+                "kustomize.common.kubebuilder.io/v2"
+            ]
+        );
+        let chain = Chain::parse("kustomize/v2").unwrap();
+        assert_eq!(chain.layout, ["kustomize.common.kubebuilder.io/v2"]);
+    }
+
+    #[test]
+    fn unknown_and_clashing_chains_are_refused() {
+        let err = Chain::parse("go/v3").unwrap_err().to_string();
+        assert!(
+            err.contains("\"go/v3\"") && err.contains("kustomize/v2"),
+            "{err}"
+        );
+        let err = Chain::parse("go/v4,kustomize/v2").unwrap_err().to_string();
+        assert!(err.contains("twice"), "{err}");
+        assert!(Chain::parse(" , ").is_err());
+    }
+
+    #[test]
+    fn later_commands_may_add_optional_plugins_only() {
+        let chain = Chain::parse("go/v4").unwrap();
+        let more = chain.clone().with_extra("go/v4,grafana/v1-alpha").unwrap();
+        assert!(more.contains("grafana.kubebuilder.io/v1-alpha"));
+        assert_eq!(more.layout, ["go.kubebuilder.io/v4"]);
+        let chain = Chain::parse("kustomize/v2").unwrap();
+        let err = chain.with_extra("base.go.kubebuilder.io/v4").unwrap_err();
+        assert!(err.to_string().contains("cannot be changed"), "{err}");
+    }
+}

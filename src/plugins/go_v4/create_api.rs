@@ -1,0 +1,206 @@
+//! `create api` for go/v4: the Go type, its controller, and the Go files
+//! they are wired into. Which fragment goes where is declared in
+//! `scaffolds/go/v4/create-api/fragments.toml`.
+
+use super::resource_view::{ResourceView, go_identifier};
+use super::{STORAGE_VERSION_MARKER, TEMPLATE_DIR, base_context, read_go_header, types_file};
+use crate::machinery::{Change, Fragments, Plan, Templates};
+use crate::plugins::ApiContext;
+use crate::project::ProjectFile;
+use crate::resource::naming::pascal_case;
+use crate::resource::{ExternalApi, Origin, Resource};
+use anyhow::Result;
+use serde::Serialize;
+use std::path::Path;
+
+/// Files rendered once per package and shared by later resources.
+const SHARED_FILES: &[&str] = &["groupversion_info.go", "suite_test.go"];
+
+/// The controller, as templates see it (`controller.*`).
+#[derive(Debug, Serialize)]
+pub struct ControllerView {
+    name: String,
+    type_name: String,
+    file: String,
+    package: String,
+    import_path: String,
+    import_alias: String,
+    qualifier: String,
+    log_name: String,
+    setup_name: String,
+    is_secondary: bool,
+}
+
+/// Plans the Go side of `create api`.
+pub fn plan(ctx: &ApiContext, plan: &mut Plan) -> Result<()> {
+    let project = ctx.project;
+    let resource = ctx.resource;
+    let multigroup = project.multigroup == Some(true);
+    let repo = project.repo.clone().unwrap_or_default();
+    let view = ResourceView::new(resource, &repo, multigroup, ctx.options.ssa);
+    let controller = controller_view(
+        &ctx.options.controller_name(resource),
+        resource,
+        &repo,
+        multigroup,
+    );
+
+    let templates = Templates::load(TEMPLATE_DIR, &["create-api"])?;
+    let fragments = Fragments::load(TEMPLATE_DIR, "create-api")?;
+    let mut context = base_context(project, &read_go_header(ctx.dir))?;
+    context.insert("resource", &view);
+    context.insert("controller", &controller);
+    let group_dir = if multigroup {
+        resource.group.as_str()
+    } else {
+        ""
+    };
+    let vars = [
+        ("group_dir", group_dir),
+        ("version", resource.version.as_str()),
+        ("kind", resource.kind_lower.as_str()),
+        ("controller", controller.file.as_str()),
+    ];
+
+    if ctx.options.resource {
+        for template in templates.tree("create-api/resource") {
+            let contents = templates.render(&template.name, &context)?;
+            plan.push(file_change(template.output_with(&vars), contents));
+        }
+        if ctx.options.ssa {
+            fragments.plan("ssa", &templates, &context, &vars, plan)?;
+        }
+        if let Some(change) = storage_version(ctx.dir, project, resource, group_dir) {
+            plan.push(change);
+        }
+    }
+    if !resource.core {
+        fragments.plan("api-scheme", &templates, &context, &vars, plan)?;
+    }
+    if let Origin::External(external) = &resource.origin {
+        plan_external_module(ctx.dir, external, plan);
+    }
+    if ctx.options.controller {
+        for template in templates.tree("create-api/controller") {
+            let path = template.output_with(&vars);
+            if controller.is_secondary && path.to_string_lossy().ends_with("_controller_test.go") {
+                continue;
+            }
+            let contents = templates.render(&template.name, &context)?;
+            plan.push(file_change(path, contents));
+        }
+        if !resource.core {
+            fragments.plan("controller-suite", &templates, &context, &vars, plan)?;
+        }
+        fragments.plan("controller", &templates, &context, &vars, plan)?;
+    }
+    Ok(())
+}
+
+/// When the kind already has an API at another version and none of its
+/// versions is marked as the storage version, marks the first one: a CRD with
+/// several versions needs exactly one, and the oldest holds the stored data.
+fn storage_version(
+    dir: &Path,
+    project: &ProjectFile,
+    resource: &Resource,
+    group_dir: &str,
+) -> Option<Change> {
+    let others: Vec<&str> = project
+        .resources
+        .iter()
+        .filter(|r| {
+            r.group.as_deref() == Some(resource.group.as_str())
+                && r.kind == resource.kind
+                && r.version != resource.version
+                && r.api.is_some()
+        })
+        .map(|r| r.version.as_str())
+        .collect();
+    let marked = others.iter().any(|version| {
+        std::fs::read_to_string(dir.join(types_file(group_dir, version, &resource.kind)))
+            .is_ok_and(|text| text.contains(STORAGE_VERSION_MARKER))
+    });
+    let first = others.first()?;
+    (!marked).then(|| Change::Insert {
+        path: types_file(group_dir, first, &resource.kind),
+        marker: "+kubebuilder:object:root=true".into(),
+        fragment: STORAGE_VERSION_MARKER.into(),
+    })
+}
+
+/// Creates a file; files shared by several resources are only created when missing.
+fn file_change(path: std::path::PathBuf, contents: String) -> Change {
+    let shared = path.file_name().is_some_and(|name| {
+        SHARED_FILES
+            .iter()
+            .any(|s| name.to_string_lossy().ends_with(s))
+    });
+    if shared {
+        Change::CreateIfMissing { path, contents }
+    } else {
+        Change::Create { path, contents }
+    }
+}
+
+/// Builds `controller.*` for templates.
+fn controller_view(
+    name: &str,
+    resource: &Resource,
+    repo: &str,
+    multigroup: bool,
+) -> ControllerView {
+    let is_secondary = name != resource.kind_lower;
+    let type_stem = if is_secondary {
+        pascal_case(name)
+    } else {
+        resource.kind.clone()
+    };
+    let group = &resource.group;
+    let (package, import_path, import_alias, log_name) = if multigroup {
+        let package = go_identifier(group);
+        (
+            package.clone(),
+            format!("{repo}/internal/controller/{group}"),
+            format!("{package}controller"),
+            format!("{group}-{name}"),
+        )
+    } else {
+        (
+            "controller".to_string(),
+            format!("{repo}/internal/controller"),
+            "controller".to_string(),
+            name.to_string(),
+        )
+    };
+    ControllerView {
+        file: name.replace('-', "_"),
+        type_name: format!("{type_stem}Reconciler"),
+        qualifier: format!("{import_alias}."),
+        setup_name: log_name.clone(),
+        name: name.to_string(),
+        package,
+        import_path,
+        import_alias,
+        log_name,
+        is_secondary,
+    }
+}
+
+/// Adds an external module with a pinned version to go.mod; without a
+/// version, the post-step `go get` resolves it.
+fn plan_external_module(dir: &Path, external: &ExternalApi, plan: &mut Plan) {
+    let Some((module, version)) = external.module.split_once('@') else {
+        return;
+    };
+    let go_mod = std::fs::read_to_string(dir.join("go.mod")).unwrap_or_default();
+    let already = go_mod
+        .lines()
+        .any(|line| line.split_whitespace().any(|word| word == module));
+    if !already {
+        plan.push(Change::Append {
+            path: "go.mod".into(),
+            text: format!("\nrequire {module} {version}\n"),
+        });
+    }
+}

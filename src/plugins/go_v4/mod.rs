@@ -1,0 +1,432 @@
+//! `base.go.kubebuilder.io/v4`: Go operators on controller-runtime, laid
+//! out file for file as kubebuilder's go/v4 plugin. With
+//! `kustomize.common.kubebuilder.io/v2` it forms the `go/v4` bundle.
+//!
+//! Everything Go lives here: module paths, `--repo`, the Go version check,
+//! `--fetch-deps`, `--external-api-*`, and the post-steps on the Go
+//! toolchain (`--make`).
+
+mod create_api;
+mod create_webhook;
+mod edit;
+mod post_steps;
+mod resource_view;
+mod toolchain;
+mod versions;
+
+pub use versions::{Versions, versions};
+
+use super::flags::{bool_flag, text_flag};
+use super::{
+    AfterWrite, ApiContext, EditContext, Flags, Hook, InitContext, License, Output, Plugin, Role,
+    WebhookContext,
+};
+use crate::machinery::{Change, Rewrite, Templates};
+use crate::project::ProjectFile;
+use crate::resource::{ExternalApi, Origin, Resource, naming};
+use anyhow::{Context as _, Result, bail};
+use std::path::{Path, PathBuf};
+
+/// The plugin's key.
+pub const KEY: &str = "base.go.kubebuilder.io/v4";
+
+/// Folder of this plugin's templates under `scaffolds/`.
+pub(super) const TEMPLATE_DIR: &str = "go/v4";
+
+/// Where the license header for Go files is kept in a generated project.
+const BOILERPLATE_PATH: &str = "hack/boilerplate.go.txt";
+
+/// The Go base plugin.
+pub struct GoBase;
+
+impl Plugin for GoBase {
+    fn key(&self) -> &'static str {
+        KEY
+    }
+
+    fn template_dir(&self) -> &'static str {
+        TEMPLATE_DIR
+    }
+
+    fn role(&self) -> Role {
+        Role::Language
+    }
+
+    fn flags(&self, hook: Hook) -> Vec<clap::Arg> {
+        match hook {
+            Hook::Init => vec![
+                text_flag(
+                    "repo",
+                    "Go module path; read from an existing go.mod when not given",
+                ),
+                bool_flag(
+                    "skip-go-version-check",
+                    false,
+                    "Do not check that the installed Go is new enough",
+                ),
+                bool_flag(
+                    "fetch-deps",
+                    true,
+                    "Download dependencies (go mod tidy) after writing the files",
+                ),
+            ],
+            Hook::CreateApi | Hook::CreateWebhook => {
+                let mut flags = external_api_flags();
+                flags.push(bool_flag(
+                    "make",
+                    true,
+                    "Run make generate, go fmt and go mod tidy afterwards (--make=false to skip)",
+                ));
+                flags
+            }
+            Hook::Edit => Vec::new(),
+        }
+    }
+
+    fn prepare_init(&self, ctx: &InitContext, project: &mut ProjectFile) -> Result<()> {
+        if !ctx.flags.is_on("skip-go-version-check") {
+            toolchain::check_go_version(&versions().go)?;
+        }
+        let repo = match ctx.flags.text("repo") {
+            Some(repo) => repo.to_string(),
+            None => module_of_go_mod(ctx.dir)?.with_context(|| {
+                "cannot tell the Go module path: pass --repo (for example --repo github.com/example/guestbook)".to_string()
+            })?,
+        };
+        naming::validate_go_module_path(&repo)?;
+        project.repo = Some(repo);
+        Ok(())
+    }
+
+    fn init(&self, ctx: &InitContext, project: &ProjectFile, out: &mut Output) -> Result<()> {
+        let templates = Templates::load(TEMPLATE_DIR, &["init", "licenses"])?;
+        let repo = project.repo.clone().unwrap_or_default();
+        let boilerplate = boilerplate(&templates, ctx.license, ctx.owner)?;
+        let context = base_context(project, &go_header(&boilerplate))?;
+        for template in templates.tree("init") {
+            let contents = templates.render(&template.name, &context)?;
+            out.plan
+                .push(init_change(ctx.dir, &repo, template.output, contents));
+        }
+        out.plan.push(Change::Create {
+            path: BOILERPLATE_PATH.into(),
+            contents: boilerplate,
+        });
+        Ok(())
+    }
+
+    fn shape_resource(
+        &self,
+        _hook: Hook,
+        project: &ProjectFile,
+        flags: &Flags,
+        resource: &mut Resource,
+    ) -> Result<()> {
+        if let Some(external) = external_api(flags)? {
+            let domain = project.domain.clone().unwrap_or_default();
+            resource.set_origin(Origin::External(external), &domain);
+        }
+        resource.path = Some(resource_view::package_path(
+            resource,
+            project.repo.as_deref().unwrap_or_default(),
+            project.multigroup == Some(true),
+        ));
+        Ok(())
+    }
+
+    fn create_api(&self, ctx: &ApiContext, out: &mut Output) -> Result<()> {
+        create_api::plan(ctx, &mut out.plan)
+    }
+
+    fn create_webhook(&self, ctx: &WebhookContext, out: &mut Output) -> Result<()> {
+        create_webhook::plan(ctx, &mut out.plan)
+    }
+
+    fn edit(&self, ctx: &EditContext, out: &mut Output) -> Result<()> {
+        edit::plan(ctx, out)
+    }
+
+    fn namespace_rewrites(
+        &self,
+        dir: &Path,
+        project: &ProjectFile,
+        namespaced: bool,
+    ) -> Result<Vec<Rewrite>> {
+        edit::namespace_rewrites(dir, project, namespaced)
+    }
+
+    fn after_write(&self, hook: Hook, ctx: &AfterWrite) -> Result<()> {
+        let make = ctx.flags.is_on("make");
+        match hook {
+            Hook::Init if ctx.flags.is_on("fetch-deps") => fetch_deps(ctx.dir),
+            Hook::CreateApi if make => {
+                // Only the new version's API package needs generated code;
+                // an unversioned external module is resolved by `go get`.
+                let external = external_api(ctx.flags)?;
+                let changes = post_steps::Changes {
+                    written: ctx.written,
+                    go_get: unversioned_module(external.as_ref()).into_iter().collect(),
+                    api_packages: post_steps::api_packages(
+                        ctx.written,
+                        ctx.resource.map(|r| r.version.as_str()),
+                    ),
+                };
+                post_steps::require_go(ctx.dir)?;
+                post_steps::run(ctx.dir, &changes)
+            }
+            Hook::CreateWebhook if make => {
+                // Webhooks change no API types, so no code is generated; a
+                // missing external module is found by the import check.
+                let changes = post_steps::Changes {
+                    written: ctx.written,
+                    go_get: Vec::new(),
+                    api_packages: Default::default(),
+                };
+                post_steps::require_go(ctx.dir)?;
+                post_steps::run(ctx.dir, &changes)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn after_generate(&self, dir: &Path, project: &ProjectFile, written: &[PathBuf]) -> Result<()> {
+        post_steps::require_go(dir)?;
+        let changes = post_steps::Changes {
+            written,
+            go_get: project
+                .resources
+                .iter()
+                .filter(|entry| entry.external == Some(true))
+                .filter_map(|entry| entry.module.as_deref())
+                .filter(|module| !module.is_empty() && !module.contains('@'))
+                .collect(),
+            api_packages: post_steps::api_packages(written, None),
+        };
+        post_steps::run(dir, &changes)
+    }
+
+    fn current_license(&self, dir: &Path) -> Option<License> {
+        std::fs::read_to_string(dir.join(BOILERPLATE_PATH))
+            .ok()
+            .map(License::Custom)
+    }
+
+    fn next_steps(&self, hook: Hook) -> Option<&'static str> {
+        (hook == Hook::Init).then_some(
+            "Next: define an API with\n  kubebuilder-rs create api --group <group> --version <version> --kind <Kind>",
+        )
+    }
+}
+
+/// `--external-api-path`, `--external-api-domain`, `--external-api-module`.
+fn external_api_flags() -> Vec<clap::Arg> {
+    vec![
+        text_flag(
+            "external-api-path",
+            "Import path of a type from another module (e.g. github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1)",
+        ),
+        text_flag(
+            "external-api-domain",
+            "Domain of the external type's group (e.g. io for cert-manager.io)",
+        ),
+        text_flag(
+            "external-api-module",
+            "Module of the external type, with an optional @version",
+        ),
+    ]
+}
+
+/// The external type described by `--external-api-path`, `-domain` and
+/// `-module`, if any.
+fn external_api(flags: &Flags) -> Result<Option<ExternalApi>> {
+    let path = flags.text("external-api-path");
+    let domain = flags.text("external-api-domain");
+    let module = flags.text("external-api-module");
+    match (path, module) {
+        (None, None) => {
+            if domain.is_some() {
+                bail!("--external-api-domain needs --external-api-path and --external-api-module");
+            }
+            Ok(None)
+        }
+        (Some(path), None) => bail!(
+            "--external-api-path {path:?} needs --external-api-module (the Go module that provides it, e.g. github.com/cert-manager/cert-manager@v1.18.2)"
+        ),
+        (None, Some(module)) => bail!(
+            "--external-api-module {module:?} needs --external-api-path (the Go package of the type)"
+        ),
+        (Some(path), Some(module)) => {
+            let module_path = module.split('@').next().unwrap_or_default();
+            naming::validate_go_module_path(path)
+                .and_then(|()| naming::validate_go_module_path(module_path))
+                .map_err(|e| {
+                    anyhow::anyhow!("{}", e.to_string().replace("--repo", "--external-api-*"))
+                })?;
+            let domain = domain.unwrap_or_default().to_string();
+            if !domain.is_empty() && !naming::is_dns1123_subdomain(&domain) {
+                bail!(
+                    "invalid --external-api-domain {domain:?}: must be a DNS-1123 subdomain (e.g. io or example.com)"
+                );
+            }
+            Ok(Some(ExternalApi {
+                path: path.to_string(),
+                domain,
+                module: module.to_string(),
+            }))
+        }
+    }
+}
+
+/// `go mod tidy` after `init`, with `--fetch-deps`.
+fn fetch_deps(dir: &Path) -> Result<()> {
+    if toolchain::installed_go_version()?.is_none() {
+        bail!(
+            "the files are written, but Go is not installed, so dependencies were not downloaded: install Go {} or newer (https://go.dev/dl), then run `go mod tidy` in {}",
+            versions().go,
+            dir.display()
+        );
+    }
+    eprintln!("Downloading dependencies: go mod tidy");
+    toolchain::run_go(dir, &["mod", "tidy"])
+}
+
+/// An external module given without `@version`, which `go get` resolves.
+fn unversioned_module(external: Option<&ExternalApi>) -> Option<&str> {
+    external
+        .map(|e| e.module.as_str())
+        .filter(|module| !module.contains('@'))
+}
+
+/// Marks the version of a kind that the API server stores.
+const STORAGE_VERSION_MARKER: &str = "// +kubebuilder:storageversion";
+
+/// `api/[<group>/]<version>/<kind>_types.go`, where a kind's Go types live.
+fn types_file(group_dir: &str, version: &str, kind: &str) -> PathBuf {
+    let file = format!("{}_types.go", kind.to_ascii_lowercase());
+    ["api", group_dir, version, &file]
+        .iter()
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// The template variables every go/v4 template gets, from the PROJECT file.
+fn base_context(project: &ProjectFile, go_header: &str) -> Result<crate::machinery::Context> {
+    let repo = project.repo.clone().unwrap_or_default();
+    let mut context = crate::machinery::Context::new();
+    context.insert("repo_hash", &format!("{:08x}", fnv1a_32(&repo)));
+    context.insert("repo", &repo);
+    context.insert("domain", project.domain.as_deref().unwrap_or_default());
+    context.insert(
+        "project_name",
+        project.project_name.as_deref().unwrap_or_default(),
+    );
+    context.insert("multigroup", &(project.multigroup == Some(true)));
+    context.insert("namespaced", &(project.namespaced == Some(true)));
+    context.insert("cli_version", env!("CARGO_PKG_VERSION"));
+    context.insert("go_header", go_header);
+    context.insert("versions", versions());
+    Ok(context)
+}
+
+/// The Go file header of an existing project, from hack/boilerplate.go.txt
+/// (none when the file is missing or empty).
+fn read_go_header(dir: &Path) -> String {
+    let boilerplate = std::fs::read_to_string(dir.join(BOILERPLATE_PATH)).unwrap_or_default();
+    go_header(&boilerplate)
+}
+
+/// The change for one rendered init file. An existing go.mod that already
+/// names the module is rewritten rather than reported as a conflict, since
+/// `init` reads the module path from it.
+fn init_change(dir: &Path, repo: &str, path: PathBuf, contents: String) -> Change {
+    let is_own_go_mod = path == Path::new("go.mod")
+        && module_of_go_mod(dir).ok().flatten().as_deref() == Some(repo);
+    if is_own_go_mod {
+        Change::Write { path, contents }
+    } else {
+        Change::Create { path, contents }
+    }
+}
+
+/// The module path declared by `<dir>/go.mod`, if there is one.
+fn module_of_go_mod(dir: &Path) -> Result<Option<String>> {
+    let path = dir.join("go.mod");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    Ok(text.lines().find_map(|line| {
+        let rest = line.trim().strip_prefix("module")?;
+        Some(rest.trim().trim_matches('"').to_string())
+    }))
+}
+
+/// The text of `hack/boilerplate.go.txt` for `license`, naming `owner`.
+/// `templates` must hold the `licenses` folder.
+fn boilerplate(templates: &Templates, license: &License, owner: Option<&str>) -> Result<String> {
+    match license {
+        License::None => Ok(String::new()),
+        License::Custom(text) => Ok(text.clone()),
+        License::Apache2 => {
+            // Like kubebuilder, the file keeps the placeholder YEAR, which
+            // controller-gen and this tool replace with the current year.
+            let mut context = crate::machinery::Context::new();
+            context.insert("year", YEAR_PLACEHOLDER);
+            context.insert("owner", owner.unwrap_or_default());
+            templates.render("licenses/apache2.txt.jinja", &context)
+        }
+    }
+}
+
+/// Placeholder for the year in `hack/boilerplate.go.txt`.
+const YEAR_PLACEHOLDER: &str = "YEAR";
+
+/// The header for generated Go files: the boilerplate with the current year
+/// and a blank line, or nothing when the project has no license header.
+fn go_header(boilerplate: &str) -> String {
+    let trimmed = boilerplate.trim_end();
+    if trimmed.is_empty() {
+        String::new()
+    } else {
+        let with_year = trimmed.replace(YEAR_PLACEHOLDER, &current_year().to_string());
+        format!("{with_year}\n\n")
+    }
+}
+
+/// The 32-bit FNV-1a hash of `text`. Its hex form, like kubebuilder's, makes
+/// the leader-election ID unique per module (`398fa3b3.my.domain`).
+fn fnv1a_32(text: &str) -> u32 {
+    text.bytes().fold(0x811c_9dc5, |hash, byte| {
+        (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
+    })
+}
+
+/// The current year (UTC), for copyright lines.
+fn current_year() -> i64 {
+    crate::machinery::clock::DateTime::now().year
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn leader_election_hash_matches_kubebuilder() {
+        assert_eq!(
+            format!("{:08x}", fnv1a_32("example.com/single")),
+            "398fa3b3"
+        );
+    }
+
+    #[test]
+    fn go_header_is_empty_without_a_license() {
+        assert_eq!(go_header(""), "");
+        assert_eq!(go_header("/*\nx\n*/\n"), "/*\nx\n*/\n\n");
+        let year = current_year().to_string();
+        assert_eq!(
+            go_header("// Copyright YEAR.\n"),
+            format!("// Copyright {year}.\n\n")
+        );
+    }
+}

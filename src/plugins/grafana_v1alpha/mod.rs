@@ -1,0 +1,90 @@
+//! `grafana.kubebuilder.io/v1-alpha` (short `grafana/v1-alpha`): Grafana
+//! dashboards for the manager's metrics, added to a project with
+//! `edit --plugins grafana/v1-alpha`.
+//!
+//! Every `edit` it takes part in writes the two fixed dashboards again,
+//! writes `grafana/custom-metrics/config.yaml` only when it is missing (the
+//! file is the user's), and renders `custom-metrics-dashboard.json` from the
+//! metrics that file lists. PROJECT records `grafana.kubebuilder.io/v1-alpha: {}`
+//! under `plugins:`.
+
+mod config;
+
+use super::{EditContext, Output, Plugin, Role};
+use crate::machinery::rewrite::read_if_present;
+use crate::machinery::{Change, Context, Templates};
+use crate::project::bookkeeping::empty_config;
+use anyhow::{Context as _, Result};
+use std::path::Path;
+
+/// The plugin's key.
+pub const KEY: &str = "grafana.kubebuilder.io/v1-alpha";
+
+/// Folder of this plugin's templates under `scaffolds/`.
+const TEMPLATE_DIR: &str = "grafana/v1-alpha";
+
+/// The file a user lists custom metrics in.
+const CONFIG_PATH: &str = "grafana/custom-metrics/config.yaml";
+
+/// The dashboard rendered from that file.
+const CUSTOM_DASHBOARD_PATH: &str = "grafana/custom-metrics/custom-metrics-dashboard.json";
+
+/// The grafana/v1-alpha plugin.
+pub struct Grafana;
+
+impl Plugin for Grafana {
+    fn key(&self) -> &'static str {
+        KEY
+    }
+
+    fn short_name(&self) -> Option<&'static str> {
+        Some("grafana/v1-alpha")
+    }
+
+    fn template_dir(&self) -> &'static str {
+        TEMPLATE_DIR
+    }
+
+    fn role(&self) -> Role {
+        Role::Optional
+    }
+
+    fn edit(&self, ctx: &EditContext, out: &mut Output) -> Result<()> {
+        let templates = Templates::load(TEMPLATE_DIR, &["edit", "custom"])?;
+        let context = Context::new();
+        for template in templates.tree("edit") {
+            let contents = templates.render(&template.name, &context)?;
+            let path = template.output;
+            out.plan.push(if path == Path::new(CONFIG_PATH) {
+                Change::CreateIfMissing { path, contents }
+            } else {
+                Change::Write { path, contents }
+            });
+        }
+        if let Some(dashboard) = custom_dashboard(ctx.dir, &templates)? {
+            out.plan.push(Change::Write {
+                path: CUSTOM_DASHBOARD_PATH.into(),
+                contents: dashboard,
+            });
+        }
+        out.configs.push((KEY, empty_config()));
+        Ok(())
+    }
+}
+
+/// The custom-metrics dashboard for the metrics the project's config.yaml
+/// lists; `None` while it lists none (or does not exist yet).
+fn custom_dashboard(dir: &Path, templates: &Templates) -> Result<Option<String>> {
+    let Some(text) = read_if_present(dir, Path::new(CONFIG_PATH))? else {
+        return Ok(None);
+    };
+    let metrics = config::parse_custom_metrics(&text)
+        .with_context(|| format!("{CONFIG_PATH} cannot be read"))?;
+    if metrics.is_empty() {
+        return Ok(None);
+    }
+    let mut context = Context::new();
+    context.insert("metrics", &metrics);
+    let name = "custom/custom-metrics-dashboard.json.jinja";
+    templates.render(name, &context).map(Some)
+}

@@ -1,0 +1,270 @@
+//! `kustomize.common.kubebuilder.io/v2` (short `kustomize/v2`): the
+//! deployment manifests under `config/`, as kubebuilder's kustomize/v2
+//! plugin lays them out. It knows nothing of the project's language, so
+//! every layout whose manager reads the same flags can reuse it, and
+//! `init --plugins kustomize/v2` alone writes PROJECT and `config/` only.
+
+use super::{ApiContext, InitContext, Output, Plugin, Role, WebhookContext};
+use crate::machinery::rewrite::{self, Rewrite};
+use crate::machinery::{Change, Context, Fragments, Templates};
+use crate::project::ProjectFile;
+use crate::resource::Resource;
+use anyhow::Result;
+use std::path::Path;
+
+/// The plugin's key.
+pub const KEY: &str = "kustomize.common.kubebuilder.io/v2";
+
+/// Folder of this plugin's templates under `scaffolds/`.
+const TEMPLATE_DIR: &str = "kustomize/v2";
+
+/// Files of `init` whose content depends on `namespaced`, relative to the
+/// project root (their templates are `init/<path>.jinja`).
+const NAMESPACE_DEPENDENT: &[&str] = &[
+    "config/manager/manager.yaml",
+    "config/rbac/role.yaml",
+    "config/rbac/role_binding.yaml",
+];
+
+/// The manager's RBAC rules: the init placeholder, or controller-gen's output.
+const ROLE_PATH: &str = "config/rbac/role.yaml";
+
+/// Files rendered once and shared by later resources, matched by the end
+/// of their names.
+const SHARED_FILES: &[&str] = &[
+    "kustomization.yaml",
+    "kustomizeconfig.yaml",
+    "_admin_role.yaml",
+    "_editor_role.yaml",
+    "_viewer_role.yaml",
+];
+
+/// The kustomize/v2 plugin.
+pub struct Kustomize;
+
+impl Plugin for Kustomize {
+    fn key(&self) -> &'static str {
+        KEY
+    }
+
+    fn short_name(&self) -> Option<&'static str> {
+        Some("kustomize/v2")
+    }
+
+    fn template_dir(&self) -> &'static str {
+        TEMPLATE_DIR
+    }
+
+    fn role(&self) -> Role {
+        Role::Manifests
+    }
+
+    fn init(&self, _ctx: &InitContext, project: &ProjectFile, out: &mut Output) -> Result<()> {
+        let templates = Templates::load(TEMPLATE_DIR, &["init"])?;
+        let context = base_context(project);
+        for template in templates.tree("init") {
+            let contents = templates.render(&template.name, &context)?;
+            out.plan.push(Change::Create {
+                path: template.output,
+                contents,
+            });
+        }
+        Ok(())
+    }
+
+    fn create_api(&self, ctx: &ApiContext, out: &mut Output) -> Result<()> {
+        if !ctx.options.resource {
+            return Ok(());
+        }
+        let templates = Templates::load(TEMPLATE_DIR, &["create-api"])?;
+        let fragments = Fragments::load(TEMPLATE_DIR, "create-api")?;
+        let (context, rbac_prefix) = resource_context(ctx.project, ctx.resource);
+        let vars = [
+            ("group", ctx.resource.group.as_str()),
+            ("version", ctx.resource.version.as_str()),
+            ("kind", ctx.resource.kind_lower.as_str()),
+            ("rbac_prefix", rbac_prefix.as_str()),
+        ];
+        for template in templates.tree("create-api/resource") {
+            let contents = templates.render(&template.name, &context)?;
+            out.plan
+                .push(file_change(template.output_with(&vars), contents));
+        }
+        fragments.plan("resource", &templates, &context, &vars, &mut out.plan)
+    }
+
+    fn create_webhook(&self, ctx: &WebhookContext, out: &mut Output) -> Result<()> {
+        let templates = Templates::load(TEMPLATE_DIR, &["create-webhook"])?;
+        let fragments = Fragments::load(TEMPLATE_DIR, "create-webhook")?;
+        let (context, _) = resource_context(ctx.project, ctx.resource);
+        let vars = [("plural", ctx.resource.plural.as_str())];
+        for template in templates.tree("create-webhook/webhook") {
+            let contents = templates.render(&template.name, &context)?;
+            out.plan.push(Change::CreateIfMissing {
+                path: template.output_with(&vars),
+                contents,
+            });
+        }
+        if ctx.options.conversion {
+            for template in templates.tree("create-webhook/conversion") {
+                let contents = templates.render(&template.name, &context)?;
+                out.plan.push(Change::Create {
+                    path: template.output_with(&vars),
+                    contents,
+                });
+            }
+        }
+        let options = ctx.options;
+        let groups = [
+            (true, "common"),
+            (options.defaulting, "defaulting"),
+            (options.validation, "validation"),
+            (options.conversion, "conversion"),
+        ];
+        for (_, group) in groups.iter().filter(|(wanted, _)| *wanted) {
+            fragments.plan(group, &templates, &context, &vars, &mut out.plan)?;
+        }
+        Ok(())
+    }
+
+    fn namespace_rewrites(
+        &self,
+        dir: &Path,
+        project: &ProjectFile,
+        namespaced: bool,
+    ) -> Result<Vec<Rewrite>> {
+        let namespace = format!(
+            "{}-system",
+            project.project_name.as_deref().unwrap_or_default()
+        );
+        let context_in = |namespaced: bool| {
+            let mut mode = project.clone();
+            mode.namespaced = namespaced.then_some(true);
+            base_context(&mode)
+        };
+        let (from, to) = (context_in(!namespaced), context_in(namespaced));
+        rewrite::init_template_rewrites(
+            TEMPLATE_DIR,
+            NAMESPACE_DEPENDENT,
+            dir,
+            (&from, &to),
+            |path, current| {
+                (path == ROLE_PATH).then(|| switch_generated_role(current, namespaced, &namespace))
+            },
+        )
+    }
+}
+
+/// The variables every kustomize/v2 template gets, from PROJECT.
+fn base_context(project: &ProjectFile) -> Context {
+    let mut context = Context::new();
+    context.insert(
+        "project_name",
+        project.project_name.as_deref().unwrap_or_default(),
+    );
+    context.insert("multigroup", &(project.multigroup == Some(true)));
+    context.insert("namespaced", &(project.namespaced == Some(true)));
+    context
+}
+
+/// The context of a resource's templates, and the prefix of its role files
+/// (`<group>_` in multigroup projects).
+fn resource_context(project: &ProjectFile, resource: &Resource) -> (Context, String) {
+    let mut context = base_context(project);
+    let rbac_prefix = if project.multigroup == Some(true) {
+        format!("{}_", resource.group)
+    } else {
+        String::new()
+    };
+    context.insert("resource", resource);
+    context.insert("rbac_prefix", &rbac_prefix);
+    (context, rbac_prefix)
+}
+
+/// Creates a file; files shared by several resources are only created when missing.
+fn file_change(path: std::path::PathBuf, contents: String) -> Change {
+    let shared = path.file_name().is_some_and(|name| {
+        let name = name.to_string_lossy();
+        SHARED_FILES.iter().any(|s| name.ends_with(s))
+    });
+    if shared {
+        Change::CreateIfMissing { path, contents }
+    } else {
+        Change::Create { path, contents }
+    }
+}
+
+/// Switches controller-gen's output for the manager role between a
+/// ClusterRole and a Role in `namespace` (its first document only).
+fn switch_generated_role(text: &str, namespaced: bool, namespace: &str) -> Result<String, String> {
+    let mut lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let kind_at = lines
+        .iter()
+        .position(|line| line.starts_with("kind:"))
+        .filter(|&i| matches!(lines[i].trim_end(), "kind: ClusterRole" | "kind: Role"))
+        .ok_or("it holds neither the scaffolded role nor controller-gen's ClusterRole or Role")?;
+    let name_at = lines[kind_at..]
+        .iter()
+        .position(|line| line.trim_end() == "  name: manager-role")
+        .map(|i| i + kind_at)
+        .ok_or("its first document has no `  name: manager-role`")?;
+    let namespace_line = format!("  namespace: {namespace}\n");
+    let has_namespace = lines.get(name_at + 1) == Some(&namespace_line.as_str());
+    lines[kind_at] = if namespaced {
+        "kind: Role\n"
+    } else {
+        "kind: ClusterRole\n"
+    };
+    match (namespaced, has_namespace) {
+        (true, false) => lines.insert(name_at + 1, &namespace_line),
+        (false, true) => {
+            lines.remove(name_at + 1);
+        }
+        _ => {}
+    }
+    Ok(lines.concat())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exactly_the_listed_init_files_depend_on_namespaced() {
+        let templates = Templates::load(TEMPLATE_DIR, &["init"]).unwrap();
+        let project = ProjectFile {
+            project_name: Some("x".into()),
+            ..ProjectFile::default()
+        };
+        let namespaced = ProjectFile {
+            namespaced: Some(true),
+            ..project.clone()
+        };
+        let (cluster, scoped) = (base_context(&project), base_context(&namespaced));
+        let differ: Vec<String> = templates
+            .tree("init")
+            .into_iter()
+            .filter(|t| {
+                templates.render(&t.name, &cluster).unwrap()
+                    != templates.render(&t.name, &scoped).unwrap()
+            })
+            .map(|t| t.output.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(differ, NAMESPACE_DEPENDENT);
+    }
+
+    #[test]
+    fn generated_role_switches_kind_and_namespace() {
+        let cluster = "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: manager-role\nrules:\n- apiGroups:\n  - apps\n";
+        let role = switch_generated_role(cluster, true, "p-system").unwrap();
+        assert_eq!(
+            role,
+            "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: manager-role\n  namespace: p-system\nrules:\n- apiGroups:\n  - apps\n"
+        );
+        assert_eq!(
+            switch_generated_role(&role, false, "p-system").unwrap(),
+            cluster
+        );
+        assert!(switch_generated_role("kind: Secret\n", true, "p-system").is_err());
+    }
+}

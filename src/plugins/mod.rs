@@ -1,0 +1,277 @@
+//! Plugins: each scaffolds one part of a project, and every command runs
+//! the plugins of the project's chain in order.
+//!
+//! A plugin is a folder of templates under `scaffolds/<short name>/` and a
+//! module here implementing [`Plugin`]: its key, its flags per command, and
+//! hooks that add file changes to the command's one [`Output`]. The command
+//! resolves the whole plan against the disk and writes it once, so a plugin
+//! never writes files itself. Adding a plugin adds its folders and one line
+//! in [`PLUGINS`]; no other plugin and no command changes.
+
+pub mod chain;
+pub mod flags;
+pub mod go_v4;
+pub mod grafana_v1alpha;
+pub mod kustomize_v2;
+
+pub use chain::{Bundle, Chain};
+pub use flags::Flags;
+
+use crate::machinery::{Plan, Rewrite};
+use crate::project::ProjectFile;
+use crate::project::bookkeeping::{ApiOptions, WebhookOptions};
+use crate::resource::Resource;
+use anyhow::Result;
+use std::path::{Path, PathBuf};
+
+/// Every plugin, in the order a chain runs them: a language layout first,
+/// then `config/`, then optional plugins.
+pub static PLUGINS: &[&dyn Plugin] = &[
+    &go_v4::GoBase,
+    &kustomize_v2::Kustomize,
+    &grafana_v1alpha::Grafana,
+];
+
+/// Keys that stand for several plugins.
+pub static BUNDLES: &[Bundle] = &[Bundle {
+    key: "go.kubebuilder.io/v4",
+    short_name: "go/v4",
+    plugins: &[go_v4::KEY, kustomize_v2::KEY],
+}];
+
+/// What part of a project a plugin scaffolds; a chain holds at most one
+/// plugin of each of the first two roles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// The project's language and build: sources, Makefile, Dockerfile.
+    Language,
+    /// The deployment manifests under `config/`.
+    Manifests,
+    /// An addition a project may take or leave (dashboards, charts).
+    Optional,
+}
+
+/// The commands a plugin can hook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hook {
+    /// `init`.
+    Init,
+    /// `create api`.
+    CreateApi,
+    /// `create webhook`.
+    CreateWebhook,
+    /// `edit`.
+    Edit,
+}
+
+/// The license header written at the top of generated source files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum License {
+    /// The Apache 2.0 notice.
+    Apache2,
+    /// No header.
+    None,
+    /// A header read from a file given with `--license-file`.
+    Custom(String),
+}
+
+/// What every plugin gets for `init`.
+#[derive(Debug, Clone)]
+pub struct InitContext<'a> {
+    /// The directory being initialised.
+    pub dir: &'a Path,
+    /// Copyright owner for license headers.
+    pub owner: Option<&'a str>,
+    /// License header for source files.
+    pub license: &'a License,
+    /// The values of the plugins' own flags.
+    pub flags: &'a Flags,
+}
+
+/// What every plugin gets for `create api`.
+#[derive(Debug, Clone)]
+pub struct ApiContext<'a> {
+    /// The project root.
+    pub dir: &'a Path,
+    /// PROJECT as it was before this command.
+    pub project: &'a ProjectFile,
+    /// The resource.
+    pub resource: &'a Resource,
+    /// What to scaffold for it.
+    pub options: &'a ApiOptions,
+    /// The values of the plugins' own flags.
+    pub flags: &'a Flags,
+}
+
+/// What every plugin gets for `create webhook`.
+#[derive(Debug, Clone)]
+pub struct WebhookContext<'a> {
+    /// The project root.
+    pub dir: &'a Path,
+    /// PROJECT as it was before this command.
+    pub project: &'a ProjectFile,
+    /// The resource; its version is the hub of a conversion.
+    pub resource: &'a Resource,
+    /// Which webhooks to scaffold.
+    pub options: &'a WebhookOptions,
+    /// The values of the plugins' own flags.
+    pub flags: &'a Flags,
+}
+
+/// What `edit` changes in a project's settings; `None` leaves one as it is.
+#[derive(Debug, Clone, Default)]
+pub struct EditRequest {
+    /// Organise later APIs by group (`Some(false)`: by version only).
+    pub multigroup: Option<bool>,
+    /// Limit the manager to its own namespaces (`Some(false)`: cluster-wide).
+    pub namespaced: Option<bool>,
+    /// A new license header for generated source files.
+    pub license: Option<License>,
+    /// Copyright owner named in the new license header.
+    pub owner: Option<String>,
+    /// Rewrite the scaffolded files a setting depends on.
+    pub force: bool,
+}
+
+/// What every plugin gets for `edit`.
+#[derive(Debug, Clone)]
+pub struct EditContext<'a> {
+    /// The project root.
+    pub dir: &'a Path,
+    /// PROJECT as it was before this command.
+    pub project: &'a ProjectFile,
+    /// The settings to change.
+    pub request: &'a EditRequest,
+    /// The values of the plugins' own flags.
+    pub flags: &'a Flags,
+}
+
+/// What every plugin gets once a command's files are written.
+#[derive(Debug, Clone)]
+pub struct AfterWrite<'a> {
+    /// The project root.
+    pub dir: &'a Path,
+    /// The values of the plugins' own flags.
+    pub flags: &'a Flags,
+    /// The files written, relative to `dir`.
+    pub written: &'a [PathBuf],
+    /// The resource of a `create` command.
+    pub resource: Option<&'a Resource>,
+}
+
+/// What the plugins of a command produce together.
+#[derive(Debug, Default)]
+pub struct Output {
+    /// File changes; PROJECT is planned by the command.
+    pub plan: Plan,
+    /// Messages printed after the plan is carried out, one paragraph each.
+    pub notes: Vec<String>,
+    /// Sections to record under PROJECT's `plugins:`, by plugin key.
+    pub configs: Vec<(&'static str, serde_norway::Value)>,
+}
+
+/// One plugin. Every hook but the key and role has a default that does
+/// nothing, so a plugin implements only the commands it takes part in.
+pub trait Plugin: Sync {
+    /// The key recorded in PROJECT, e.g. `kustomize.common.kubebuilder.io/v2`.
+    fn key(&self) -> &'static str;
+
+    /// The short form `--plugins` accepts besides the key, e.g. `kustomize/v2`.
+    fn short_name(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// The folder of its templates under `scaffolds/`.
+    fn template_dir(&self) -> &'static str;
+
+    /// What part of a project it scaffolds.
+    fn role(&self) -> Role;
+
+    /// Its own flags on `hook`'s command (shown in that command's `--help`).
+    fn flags(&self, _hook: Hook) -> Vec<clap::Arg> {
+        Vec::new()
+    }
+
+    /// Before anything is planned for `init`: checks the environment and
+    /// fills in PROJECT keys it owns (go/v4: the Go version, `repo`).
+    fn prepare_init(&self, _ctx: &InitContext, _project: &mut ProjectFile) -> Result<()> {
+        Ok(())
+    }
+
+    /// Plans its files for `init`; `project` is the new PROJECT.
+    fn init(&self, _ctx: &InitContext, _project: &ProjectFile, _out: &mut Output) -> Result<()> {
+        Ok(())
+    }
+
+    /// Before `create api` or `create webhook` checks the request: gives the
+    /// resource what this plugin decides (go/v4: its package path, an
+    /// external type from `--external-api-*`).
+    fn shape_resource(
+        &self,
+        _hook: Hook,
+        _project: &ProjectFile,
+        _flags: &Flags,
+        _resource: &mut Resource,
+    ) -> Result<()> {
+        Ok(())
+    }
+
+    /// Plans its changes for `create api`.
+    fn create_api(&self, _ctx: &ApiContext, _out: &mut Output) -> Result<()> {
+        Ok(())
+    }
+
+    /// Plans its changes for `create webhook`.
+    fn create_webhook(&self, _ctx: &WebhookContext, _out: &mut Output) -> Result<()> {
+        Ok(())
+    }
+
+    /// Plans its changes for `edit` (settings, or this plugin being added).
+    fn edit(&self, _ctx: &EditContext, _out: &mut Output) -> Result<()> {
+        Ok(())
+    }
+
+    /// The files of this plugin that must change to switch the manager to
+    /// `namespaced` (see [`Rewrite`]).
+    fn namespace_rewrites(
+        &self,
+        _dir: &Path,
+        _project: &ProjectFile,
+        _namespaced: bool,
+    ) -> Result<Vec<Rewrite>> {
+        Ok(Vec::new())
+    }
+
+    /// After the files of `hook`'s command were written: toolchain steps
+    /// such as code generation or downloads.
+    fn after_write(&self, _hook: Hook, _ctx: &AfterWrite) -> Result<()> {
+        Ok(())
+    }
+
+    /// After `alpha generate` wrote a whole project (with `--make`): what the
+    /// post-steps of every command together would do.
+    fn after_generate(
+        &self,
+        _dir: &Path,
+        _project: &ProjectFile,
+        _written: &[PathBuf],
+    ) -> Result<()> {
+        Ok(())
+    }
+
+    /// The license header of the project at `dir`, which `alpha generate`
+    /// keeps; `None` when this plugin records none.
+    fn current_license(&self, _dir: &Path) -> Option<License> {
+        None
+    }
+
+    /// Text printed after a successful `hook` command, pointing at the next steps.
+    fn next_steps(&self, _hook: Hook) -> Option<&'static str> {
+        None
+    }
+}
+
+/// The plugin with `key`, if there is one.
+pub fn by_key(key: &str) -> Option<&'static dyn Plugin> {
+    PLUGINS.iter().copied().find(|p| p.key() == key)
+}

@@ -1,0 +1,212 @@
+//! One resource model, shared by every command and plugin: what identifies
+//! an API (group, version, kind), its plural and scope, and where its type
+//! comes from. Plugins derive their own views from it (the Go plugin its
+//! import paths and aliases).
+
+pub mod core_types;
+pub mod naming;
+pub mod plural;
+
+use crate::project::{ProjectFile, ResourceEntry};
+use core_types::CoreGroup;
+use serde::Serialize;
+
+/// Where a resource's type comes from.
+#[derive(Debug, Clone)]
+pub enum Origin {
+    /// Scaffolded in this project.
+    Own,
+    /// A Kubernetes built-in type.
+    Core(CoreGroup),
+    /// A type from another module.
+    External(ExternalApi),
+}
+
+/// A type from another module (PROJECT's `external`, `path`, `domain`, `module`).
+#[derive(Debug, Clone)]
+pub struct ExternalApi {
+    /// Import path of the package holding the type.
+    pub path: String,
+    /// Domain of the type's group.
+    pub domain: String,
+    /// Module (with an optional `@version`) that provides it.
+    pub module: String,
+}
+
+/// A resource as every plugin sees it (`resource.*` in templates).
+#[derive(Debug, Clone, Serialize)]
+pub struct Resource {
+    /// Group without the domain (`crew`; `core`, `apps` for built-in types).
+    pub group: String,
+    /// Version (`v1`).
+    pub version: String,
+    /// Kind (`FirstMate`).
+    pub kind: String,
+    /// Lowercased kind (`firstmate`).
+    pub kind_lower: String,
+    /// Plural (`firstmates`).
+    pub plural: String,
+    /// The plural was given rather than computed.
+    pub custom_plural: bool,
+    /// Domain of the group (empty for built-in types).
+    pub domain: String,
+    /// Full API group (`crew.example.com`; empty for the core group).
+    pub qualified_group: String,
+    /// The type is namespace-scoped.
+    pub namespaced: bool,
+    /// Where the type comes from.
+    #[serde(skip)]
+    pub origin: Origin,
+    /// A Kubernetes built-in type.
+    pub core: bool,
+    /// A type from another module.
+    pub external: bool,
+    /// The package of the type, as PROJECT's `path` records it: set by the
+    /// layout plugin (a Go import path for go/v4), or from PROJECT.
+    pub path: Option<String>,
+}
+
+impl Resource {
+    /// The resource `group`/`version`/`kind` of `project`, as its PROJECT
+    /// entry records it if it has one; `plural` overrides the recorded or
+    /// computed plural.
+    pub fn new(
+        project: &ProjectFile,
+        group: &str,
+        version: &str,
+        kind: &str,
+        plural: Option<&str>,
+    ) -> Self {
+        let domain = project.domain.as_deref().unwrap_or_default();
+        let entry = project
+            .resources
+            .iter()
+            .find(|r| r.is(group, version, kind))
+            .cloned()
+            .unwrap_or_else(|| ResourceEntry {
+                group: Some(group.to_string()),
+                version: version.to_string(),
+                kind: kind.to_string(),
+                ..ResourceEntry::default()
+            });
+        let mut resource = Self::from_entry(&entry, domain);
+        if let Some(plural) = plural {
+            resource.plural = plural.to_string();
+            resource.custom_plural = true;
+        }
+        resource
+    }
+
+    /// The resource a PROJECT entry records, in a project whose domain is
+    /// `project_domain`. Built-in Kubernetes groups are core types; an entry
+    /// without an API type counts as namespace-scoped.
+    pub fn from_entry(entry: &ResourceEntry, project_domain: &str) -> Self {
+        let group = entry.group.clone().unwrap_or_default();
+        let origin = if entry.external == Some(true) {
+            Origin::External(ExternalApi {
+                path: entry.path.clone().unwrap_or_default(),
+                domain: entry.domain.clone().unwrap_or_default(),
+                module: entry.module.clone().unwrap_or_default(),
+            })
+        } else {
+            core_types::core_group(&group).map_or(Origin::Own, Origin::Core)
+        };
+        let kind_lower = entry.kind.to_ascii_lowercase();
+        let mut resource = Self {
+            plural: entry
+                .plural
+                .clone()
+                .unwrap_or_else(|| plural::pluralize(&kind_lower)),
+            custom_plural: entry.plural.is_some(),
+            group,
+            version: entry.version.clone(),
+            kind: entry.kind.clone(),
+            kind_lower,
+            domain: String::new(),
+            qualified_group: String::new(),
+            namespaced: entry
+                .api
+                .as_ref()
+                .is_none_or(|api| api.namespaced == Some(true)),
+            origin: Origin::Own,
+            core: false,
+            external: false,
+            path: entry.path.clone(),
+        };
+        resource.set_origin(origin, project_domain);
+        resource
+    }
+
+    /// Sets where the type comes from, and the domain and full group that
+    /// follow from it (`project_domain` for the project's own types).
+    pub fn set_origin(&mut self, origin: Origin, project_domain: &str) {
+        let (domain, qualified_group) = match &origin {
+            Origin::Own => (
+                project_domain.to_string(),
+                join_domain(&self.group, project_domain),
+            ),
+            Origin::Core(core) => (String::new(), core.api_group.clone()),
+            Origin::External(external) => {
+                self.path = Some(external.path.clone());
+                (
+                    external.domain.clone(),
+                    join_domain(&self.group, &external.domain),
+                )
+            }
+        };
+        self.domain = domain;
+        self.qualified_group = qualified_group;
+        self.core = matches!(origin, Origin::Core(_));
+        self.external = matches!(origin, Origin::External(_));
+        self.origin = origin;
+    }
+
+    /// `group/version Kind`, for messages.
+    pub fn gvk(&self) -> String {
+        format!("{}/{} {}", self.group, self.version, self.kind)
+    }
+}
+
+/// `group.domain`, or the group alone when there is no domain.
+fn join_domain(group: &str, domain: &str) -> String {
+    if domain.is_empty() {
+        group.to_string()
+    } else {
+        format!("{group}.{domain}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::project::Project;
+
+    fn project() -> ProjectFile {
+        Project::parse(
+            "domain: example.com\nresources:\n- external: true\n  domain: io\n  group: cert-manager\n  kind: Certificate\n  module: github.com/cert-manager/cert-manager\n  path: github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1\n  version: v1\n- api:\n    crdVersion: v1\n  group: crew\n  kind: Admiral\n  plural: admirales\n  version: v1\nversion: \"3\"\n",
+        )
+        .unwrap()
+        .file
+    }
+
+    #[test]
+    fn own_types_take_the_project_domain() {
+        let r = Resource::new(&project(), "foo.policy", "v1", "HealthCheckPolicy", None);
+        assert_eq!(r.qualified_group, "foo.policy.example.com");
+        assert_eq!(r.plural, "healthcheckpolicies");
+        assert!(r.namespaced && !r.core && !r.external);
+    }
+
+    #[test]
+    fn recorded_plural_scope_and_origin_are_used() {
+        let admiral = Resource::new(&project(), "crew", "v1", "Admiral", None);
+        assert_eq!(admiral.plural, "admirales");
+        assert!(admiral.custom_plural && !admiral.namespaced);
+        let cert = Resource::new(&project(), "cert-manager", "v1", "Certificate", None);
+        assert!(cert.external);
+        assert_eq!(cert.qualified_group, "cert-manager.io");
+        let pod = Resource::new(&project(), "core", "v1", "Pod", None);
+        assert!(pod.core);
+        assert_eq!(pod.qualified_group, "");
+    }
+}
