@@ -108,7 +108,7 @@ impl Chain {
         for plugin in &plugins {
             if self.contains(plugin.key()) {
                 bail!(
-                    "--plugins names {} twice ({name} includes it); {}",
+                    "--plugins names {} twice ({name} and an earlier item both include it; go/v4 is base.go.kubebuilder.io/v4 with kustomize/v2); {}",
                     plugin.key(),
                     known()
                 );

@@ -1,0 +1,331 @@
+//! Plugin chains on the command line: every key form on `init`, PROJECT's
+//! `layout` as kubebuilder records it, kustomize/v2 on its own, plugin-owned
+//! flags, refusals, and the grafana/v1-alpha optional plugin (its files, its
+//! PROJECT section, `alpha generate` re-running it).
+
+mod common;
+
+use common::{
+    assert_refused, empty_project_dir, init_project, kb, kb_ok, snapshot_tree, stderr, stdout,
+    words,
+};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Runs `init` with `--plugins spec` (and Go flags when the chain has Go)
+/// in a new directory named `ship`; returns the temp dir and the project.
+fn init_with(spec: &str, go: bool) -> (tempfile::TempDir, PathBuf) {
+    let (tmp, dir) = empty_project_dir("ship");
+    let mut args = vec!["init", "--plugins", spec, "--domain", "example.com"];
+    if go {
+        args.extend([
+            "--repo",
+            "example.com/ship",
+            "--fetch-deps=false",
+            "--skip-go-version-check",
+        ]);
+    }
+    kb_ok(&dir, &args);
+    (tmp, dir)
+}
+
+/// The `layout` list of the project's PROJECT file.
+fn layout(dir: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(dir.join("PROJECT")).unwrap();
+    text.split("layout:\n")
+        .nth(1)
+        .unwrap()
+        .lines()
+        .take_while(|line| line.starts_with("- "))
+        .map(|line| line[2..].to_string())
+        .collect()
+}
+
+/// The tree without PROJECT (whose `layout` differs between chains).
+fn files_but_project(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut tree = snapshot_tree(dir);
+    tree.remove(Path::new("PROJECT"));
+    tree
+}
+
+#[test]
+fn every_key_form_of_the_go_layout_scaffolds_the_same_project() {
+    let (_a, default) = init_with("go/v4", true);
+    assert_eq!(layout(&default), ["go.kubebuilder.io/v4"]);
+    let expected = files_but_project(&default);
+    for (spec, recorded) in [
+        ("go.kubebuilder.io/v4", vec!["go.kubebuilder.io/v4"]),
+        (
+            "base.go.kubebuilder.io/v4,kustomize/v2",
+            vec![
+                "base.go.kubebuilder.io/v4",
+                "kustomize.common.kubebuilder.io/v2",
+            ],
+        ),
+        (
+            "kustomize.common.kubebuilder.io/v2,base.go.kubebuilder.io/v4",
+            vec![
+                "kustomize.common.kubebuilder.io/v2",
+                "base.go.kubebuilder.io/v4",
+            ],
+        ),
+    ] {
+        let (_tmp, dir) = init_with(spec, true);
+        assert_eq!(layout(&dir), recorded, "{spec}");
+        assert!(
+            files_but_project(&dir) == expected,
+            "{spec}: other files than go/v4's"
+        );
+    }
+}
+
+#[test]
+fn kustomize_alone_writes_project_and_config_only() {
+    for spec in ["kustomize/v2", "kustomize.common.kubebuilder.io/v2"] {
+        let (_tmp, dir) = init_with(spec, false);
+        assert_eq!(layout(&dir), ["kustomize.common.kubebuilder.io/v2"]);
+        let project = std::fs::read_to_string(dir.join("PROJECT")).unwrap();
+        assert!(!project.contains("repo:"), "{project}");
+        let files: Vec<PathBuf> = snapshot_tree(&dir)
+            .into_keys()
+            .filter(|p| !p.to_string_lossy().ends_with('/'))
+            .collect();
+        assert_eq!(files.len(), 21, "{files:?}");
+        for file in &files {
+            assert!(
+                file.starts_with("config") || file == Path::new("PROJECT"),
+                "{spec} wrote {}",
+                file.display()
+            );
+        }
+        // The Go plugin's files are exactly go/v4's minus these.
+        let (_go, go) = init_with("go/v4", true);
+        let go_config: Vec<PathBuf> = snapshot_tree(&go)
+            .into_keys()
+            .filter(|p| p.starts_with("config") && !p.to_string_lossy().ends_with('/'))
+            .collect();
+        let ours: Vec<&PathBuf> = files.iter().filter(|p| p.starts_with("config")).collect();
+        assert_eq!(ours, go_config.iter().collect::<Vec<_>>());
+    }
+}
+
+#[test]
+fn a_kustomize_project_gets_manifests_for_new_apis_and_no_go() {
+    let (_tmp, dir) = init_with("kustomize/v2", false);
+    let before = snapshot_tree(&dir);
+    kb_ok(
+        &dir,
+        &words("create api --group crew --version v1 --kind Captain --resource --controller"),
+    );
+    let added: Vec<PathBuf> = snapshot_tree(&dir)
+        .into_keys()
+        .filter(|p| !before.contains_key(p) && !p.to_string_lossy().ends_with('/'))
+        .collect();
+    assert!(
+        added.contains(&PathBuf::from("config/samples/crew_v1_captain.yaml")),
+        "{added:?}"
+    );
+    assert!(
+        added.contains(&PathBuf::from("config/rbac/captain_admin_role.yaml")),
+        "{added:?}"
+    );
+    assert!(added.iter().all(|p| p.starts_with("config")), "{added:?}");
+    let project = std::fs::read_to_string(dir.join("PROJECT")).unwrap();
+    assert!(
+        project.contains("kind: Captain") && !project.contains("path:"),
+        "{project}"
+    );
+    // Flags of a plugin the project does not run are refused.
+    assert_refused(
+        &dir,
+        &["create", "api"],
+        &words("--group crew --version v1 --kind Admiral --make=false"),
+        &[
+            "--make",
+            "base.go.kubebuilder.io/v4",
+            "kustomize.common.kubebuilder.io/v2",
+        ],
+    );
+}
+
+#[test]
+fn unknown_and_clashing_chains_are_refused_with_nothing_written() {
+    let (_tmp, dir) = empty_project_dir("ship");
+    let go = ["--repo", "example.com/ship", "--skip-go-version-check"];
+    for (spec, needles) in [
+        (
+            "go/v3",
+            vec!["\"go/v3\"", "go/v4", "kustomize/v2", "grafana/v1-alpha"],
+        ),
+        ("helm/v9", vec!["\"helm/v9\"", "known plugins"]),
+        (
+            "go/v4,kustomize/v2",
+            vec!["kustomize.common.kubebuilder.io/v2", "twice"],
+        ),
+        (
+            "go/v4,base.go.kubebuilder.io/v4",
+            vec!["base.go.kubebuilder.io/v4", "twice"],
+        ),
+        (",", vec!["names no plugin"]),
+    ] {
+        let mut args = vec!["--plugins", spec];
+        args.extend(go);
+        assert_refused(&dir, &["init"], &args, &needles);
+    }
+    assert_refused(
+        &dir,
+        &["init"],
+        &words("--plugins kustomize/v2 --repo example.com/ship"),
+        &["--repo", "base.go.kubebuilder.io/v4"],
+    );
+    assert!(snapshot_tree(&dir).is_empty());
+}
+
+#[test]
+fn plugin_flags_show_in_the_help_of_the_commands_they_hook() {
+    let (_tmp, dir) = empty_project_dir("ship");
+    let help = kb_ok(&dir, &["init", "--help"]);
+    for flag in [
+        "--repo",
+        "--fetch-deps",
+        "--skip-go-version-check",
+        "--plugins",
+    ] {
+        assert!(help.contains(flag), "{flag} not in init --help");
+    }
+    let help = kb_ok(&dir, &["create", "api", "--help"]);
+    for flag in ["--external-api-path", "--make", "--plugins"] {
+        assert!(help.contains(flag), "{flag} not in create api --help");
+    }
+    assert!(!help.contains("--repo"), "--repo belongs to init only");
+}
+
+#[test]
+fn layout_plugins_cannot_be_added_later() {
+    let (_tmp, dir) = init_with("kustomize/v2", false);
+    assert_refused(
+        &dir,
+        &["edit"],
+        &words("--plugins base.go.kubebuilder.io/v4"),
+        &["cannot be changed", "grafana/v1-alpha"],
+    );
+    let out = kb_ok(&dir, &words("edit --plugins kustomize/v2"));
+    assert!(out.contains("nothing to change"), "{out}");
+}
+
+/// The grafana files below `dir`, with their text.
+fn grafana_files(dir: &Path) -> BTreeMap<PathBuf, String> {
+    snapshot_tree(dir)
+        .into_iter()
+        .filter(|(p, _)| p.starts_with("grafana") && !p.to_string_lossy().ends_with('/'))
+        .map(|(p, bytes)| (p, String::from_utf8(bytes).unwrap()))
+        .collect()
+}
+
+#[test]
+fn grafana_adds_its_files_and_its_project_section_and_nothing_else() {
+    let (_tmp, dir) = empty_project_dir("ship");
+    init_project(&dir, &[]);
+    let before = snapshot_tree(&dir);
+    let out = kb_ok(&dir, &words("edit --plugins grafana/v1-alpha"));
+    assert!(
+        out.contains("create    grafana/controller-runtime-metrics.json"),
+        "{out}"
+    );
+    let after = snapshot_tree(&dir);
+    let changed: Vec<&PathBuf> = after
+        .keys()
+        .filter(|p| before.get(*p) != after.get(*p))
+        .filter(|p| !p.starts_with("grafana"))
+        .collect();
+    assert_eq!(changed, [Path::new("PROJECT")]);
+    let project = std::fs::read_to_string(dir.join("PROJECT")).unwrap();
+    assert!(
+        project.contains("\nplugins:\n  grafana.kubebuilder.io/v1-alpha: {}\nprojectName: ship\n"),
+        "{project}"
+    );
+    let files = grafana_files(&dir);
+    let names: Vec<&str> = files.keys().map(|p| p.to_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "grafana/controller-resources-metrics.json",
+            "grafana/controller-runtime-metrics.json",
+            "grafana/custom-metrics/config.yaml",
+        ]
+    );
+    for (path, text) in &files {
+        if path.extension().is_some_and(|e| e == "json") {
+            let value: serde_norway::Value = serde_norway::from_str(text)
+                .unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()));
+            assert!(
+                value.get("panels").is_some(),
+                "{} has no panels",
+                path.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn grafana_keeps_the_users_config_and_renders_their_metrics() {
+    let (_tmp, dir) = empty_project_dir("ship");
+    init_project(&dir, &[]);
+    kb_ok(
+        &dir,
+        &words("edit --plugins grafana.kubebuilder.io/v1-alpha"),
+    );
+    let config = dir.join("grafana/custom-metrics/config.yaml");
+    let mine = "customMetrics:\n  - metric: ship_voyages_total\n    type: counter\n  - metric: ship_cargo_bytes\n    type: gauge\n";
+    std::fs::write(&config, mine).unwrap();
+    kb_ok(&dir, &words("edit --plugins grafana/v1-alpha"));
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), mine);
+    let dashboard =
+        std::fs::read_to_string(dir.join("grafana/custom-metrics/custom-metrics-dashboard.json"))
+            .unwrap();
+    let value: serde_norway::Value = serde_norway::from_str(&dashboard).unwrap();
+    let panels = value.get("panels").and_then(|p| p.as_sequence()).unwrap();
+    assert_eq!(panels.len(), 2);
+    assert!(dashboard.contains("rate(ship_voyages_total"), "{dashboard}");
+
+    std::fs::write(
+        &config,
+        "customMetrics:\n  - metric: ship_x\n    type: summary\n",
+    )
+    .unwrap();
+    assert_refused(
+        &dir,
+        &["edit"],
+        &words("--plugins grafana/v1-alpha"),
+        &["config.yaml", "summary", "counter"],
+    );
+}
+
+#[test]
+fn alpha_generate_re_runs_grafana() {
+    let (tmp, dir) = empty_project_dir("ship");
+    init_project(&dir, &[]);
+    kb_ok(
+        &dir,
+        &words("create api --group crew --version v1 --kind Captain --make=false"),
+    );
+    kb_ok(&dir, &words("edit --plugins grafana/v1-alpha"));
+    let output = kb(tmp.path())
+        .args(words(
+            "alpha generate --make=false --input-dir ship --output-dir new",
+        ))
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let new = tmp.path().join("new");
+    assert_eq!(grafana_files(&new), grafana_files(&dir));
+    assert_eq!(
+        std::fs::read_to_string(new.join("PROJECT")).unwrap(),
+        std::fs::read_to_string(dir.join("PROJECT")).unwrap()
+    );
+    assert!(
+        stdout(&output).contains("no file differs"),
+        "{}",
+        stdout(&output)
+    );
+}
