@@ -95,9 +95,16 @@ impl Fragments {
         Ok(())
     }
 
-    /// The names of the groups, for tests.
-    pub fn group_names(&self) -> impl Iterator<Item = &str> {
-        self.groups.keys().map(String::as_str)
+    /// Every fragment of every group, with the template name it renders
+    /// (relative to the plugin folder).
+    pub fn all(&self) -> impl Iterator<Item = (String, &Fragment)> {
+        let command = self.folder.rsplit('/').next().unwrap_or_default();
+        self.groups.values().flatten().map(move |fragment| {
+            (
+                format!("{command}/fragments/{}", fragment.template),
+                fragment,
+            )
+        })
     }
 }
 

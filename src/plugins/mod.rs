@@ -275,3 +275,48 @@ pub trait Plugin: Sync {
 pub fn by_key(key: &str) -> Option<&'static dyn Plugin> {
     PLUGINS.iter().copied().find(|p| p.key() == key)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::machinery::{Fragments, embedded_text};
+
+    #[test]
+    fn every_plugin_has_its_templates_and_its_fragments_exist() {
+        for plugin in PLUGINS {
+            let dir = plugin.template_dir();
+            let mut commands = 0;
+            for command in ["init", "create-api", "create-webhook", "edit"] {
+                if crate::machinery::Templates::load(dir, &[command]).is_ok() {
+                    commands += 1;
+                }
+                if embedded_text(&format!("{dir}/{command}/fragments.toml")).is_none() {
+                    continue;
+                }
+                let fragments = Fragments::load(dir, command).unwrap();
+                for (name, fragment) in fragments.all() {
+                    assert!(
+                        embedded_text(&format!("{dir}/{name}")).is_some(),
+                        "{dir}/{command}/fragments.toml names {name}, which does not exist"
+                    );
+                    assert!(!fragment.file.is_empty());
+                }
+            }
+            assert!(commands > 0, "{} has no template folder", plugin.key());
+        }
+    }
+
+    #[test]
+    fn keys_and_short_names_are_unique() {
+        let mut names: Vec<&str> = PLUGINS
+            .iter()
+            .flat_map(|p| [Some(p.key()), p.short_name()])
+            .flatten()
+            .chain(BUNDLES.iter().flat_map(|b| [b.key, b.short_name]))
+            .collect();
+        let count = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), count);
+    }
+}
