@@ -3,7 +3,7 @@
 use super::{carry_out, plan_project_file, project_chain};
 use crate::cli::ApiArgs;
 use crate::machinery::Plan;
-use crate::plugins::{AfterWrite, ApiContext, Chain, Flags, Hook, Output};
+use crate::plugins::{ApiContext, Chain, Flags, Hook, Output};
 use crate::project::Project;
 use crate::project::bookkeeping::{self, ApiOptions};
 use crate::resource::{Resource, naming};
@@ -22,15 +22,14 @@ pub fn run(args: &ApiArgs, plugins: Option<&str>, flags: &Flags, dir: &Path) -> 
     let Some(written) = carry_out(&plan, dir, args.write.force, args.write.dry_run)? else {
         return Ok(());
     };
-    let after = AfterWrite {
+    super::after_write(
+        &chain,
+        Hook::CreateApi,
         dir,
         flags,
-        written: &written,
-        resource: Some(&resource),
-    };
-    for plugin in chain.iter() {
-        plugin.after_write(Hook::CreateApi, &after)?;
-    }
+        &written,
+        Some(&resource),
+    )?;
     Ok(())
 }
 

@@ -3,7 +3,7 @@
 use super::{carry_out, plan_project_file, project_chain};
 use crate::cli::WebhookArgs;
 use crate::machinery::Plan;
-use crate::plugins::{AfterWrite, Chain, Flags, Hook, Output, WebhookContext};
+use crate::plugins::{Chain, Flags, Hook, Output, WebhookContext};
 use crate::project::Project;
 use crate::project::bookkeeping::{self, WebhookOptions};
 use crate::resource::{Resource, naming};
@@ -31,15 +31,14 @@ pub fn run(args: &WebhookArgs, plugins: Option<&str>, flags: &Flags, dir: &Path)
     let Some(written) = carry_out(&plan, dir, args.write.force, args.write.dry_run)? else {
         return Ok(());
     };
-    let after = AfterWrite {
+    super::after_write(
+        &chain,
+        Hook::CreateWebhook,
         dir,
         flags,
-        written: &written,
-        resource: Some(&resource),
-    };
-    for plugin in chain.iter() {
-        plugin.after_write(Hook::CreateWebhook, &after)?;
-    }
+        &written,
+        Some(&resource),
+    )?;
     Ok(())
 }
 

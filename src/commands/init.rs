@@ -3,7 +3,7 @@
 use super::{carry_out, plan_project_file};
 use crate::cli::InitArgs;
 use crate::machinery::Plan;
-use crate::plugins::{AfterWrite, Chain, Flags, Hook, InitContext, License, Output};
+use crate::plugins::{Chain, Flags, Hook, InitContext, License, Output};
 use crate::project::{self, Project, ProjectFile};
 use crate::resource::naming;
 use anyhow::{Context as _, Result, bail};
@@ -45,15 +45,7 @@ pub fn run(args: &InitArgs, plugins: Option<&str>, flags: &Flags, dir: &Path) ->
     let Some(written) = carry_out(&plan, dir, args.write.force, args.write.dry_run)? else {
         return Ok(());
     };
-    let after = AfterWrite {
-        dir,
-        flags,
-        written: &written,
-        resource: None,
-    };
-    for plugin in chain.iter() {
-        plugin.after_write(Hook::Init, &after)?;
-    }
+    super::after_write(&chain, Hook::Init, dir, flags, &written, None)?;
     if let Some(text) = chain.iter().find_map(|p| p.next_steps(Hook::Init)) {
         println!("{text}");
     }

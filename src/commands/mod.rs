@@ -13,8 +13,9 @@ pub mod version;
 
 use crate::cli::ResourceArgs;
 use crate::machinery::{Change, Plan};
-use crate::plugins::{Chain, Flags, Output};
+use crate::plugins::{AfterWrite, Chain, Flags, Hook, Output};
 use crate::project::{self, Project, ProjectFile, bookkeeping};
+use crate::resource::Resource;
 use crate::resource::naming;
 use anyhow::Result;
 use std::io::Write as _;
@@ -70,6 +71,26 @@ fn plan_project_file(project: &mut Project, out: &mut Output, create: bool) -> R
         Change::Write { path, contents }
     });
     Ok(())
+}
+
+/// Runs every plugin's post-steps after `hook`'s command wrote `written`.
+fn after_write(
+    chain: &Chain,
+    hook: Hook,
+    dir: &Path,
+    flags: &Flags,
+    written: &[PathBuf],
+    resource: Option<&Resource>,
+) -> Result<()> {
+    let ctx = AfterWrite {
+        dir,
+        flags,
+        written,
+        resource,
+    };
+    chain
+        .iter()
+        .try_for_each(|plugin| plugin.after_write(hook, &ctx))
 }
 
 /// Checks the group, version, kind and plural given to a `create` command.

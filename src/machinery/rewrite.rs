@@ -55,6 +55,19 @@ pub fn init_template_rewrites(
     Ok(rewrites)
 }
 
+/// The outputs of `<template_dir>/init/` whose rendering differs between
+/// the two contexts, sorted: the files a setting change must rewrite.
+pub fn init_files_that_differ(template_dir: &str, a: &Context, b: &Context) -> Result<Vec<String>> {
+    let templates = Templates::load(template_dir, &["init"])?;
+    let mut differ = Vec::new();
+    for template in templates.tree("init") {
+        if templates.render(&template.name, a)? != templates.render(&template.name, b)? {
+            differ.push(template.output.to_string_lossy().into_owned());
+        }
+    }
+    Ok(differ)
+}
+
 /// Adds a rewrite unless it leaves the file as it is.
 pub fn push_if_changed(
     rewrites: &mut Vec<Rewrite>,

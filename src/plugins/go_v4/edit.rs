@@ -263,7 +263,6 @@ mod tests {
 
     #[test]
     fn exactly_the_listed_init_files_depend_on_namespaced() {
-        let templates = Templates::load(TEMPLATE_DIR, &["init"]).unwrap();
         let project = ProjectFile {
             repo: Some("example.com/x".into()),
             project_name: Some("x".into()),
@@ -275,15 +274,7 @@ mod tests {
         };
         let cluster = base_context(&project, "").unwrap();
         let scoped = base_context(&namespaced, "").unwrap();
-        let differ: Vec<String> = templates
-            .tree("init")
-            .into_iter()
-            .filter(|t| {
-                templates.render(&t.name, &cluster).unwrap()
-                    != templates.render(&t.name, &scoped).unwrap()
-            })
-            .map(|t| t.output.to_string_lossy().into_owned())
-            .collect();
+        let differ = rewrite::init_files_that_differ(TEMPLATE_DIR, &cluster, &scoped).unwrap();
         assert_eq!(differ, NAMESPACE_DEPENDENT);
     }
 

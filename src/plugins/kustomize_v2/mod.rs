@@ -231,7 +231,6 @@ mod tests {
 
     #[test]
     fn exactly_the_listed_init_files_depend_on_namespaced() {
-        let templates = Templates::load(TEMPLATE_DIR, &["init"]).unwrap();
         let project = ProjectFile {
             project_name: Some("x".into()),
             ..ProjectFile::default()
@@ -241,15 +240,7 @@ mod tests {
             ..project.clone()
         };
         let (cluster, scoped) = (base_context(&project), base_context(&namespaced));
-        let differ: Vec<String> = templates
-            .tree("init")
-            .into_iter()
-            .filter(|t| {
-                templates.render(&t.name, &cluster).unwrap()
-                    != templates.render(&t.name, &scoped).unwrap()
-            })
-            .map(|t| t.output.to_string_lossy().into_owned())
-            .collect();
+        let differ = rewrite::init_files_that_differ(TEMPLATE_DIR, &cluster, &scoped).unwrap();
         assert_eq!(differ, NAMESPACE_DEPENDENT);
     }
 
