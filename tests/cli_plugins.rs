@@ -302,6 +302,23 @@ fn grafana_keeps_the_users_config_and_renders_their_metrics() {
 }
 
 #[test]
+fn grafana_named_in_the_layout_runs_on_a_plain_edit() {
+    let (_tmp, dir) = init_with("go/v4,grafana/v1-alpha", true);
+    assert_eq!(
+        layout(&dir),
+        ["go.kubebuilder.io/v4", "grafana.kubebuilder.io/v1-alpha"]
+    );
+    assert!(grafana_files(&dir).is_empty(), "init writes no dashboards");
+    let out = kb_ok(&dir, &["edit"]);
+    assert!(
+        out.contains("create    grafana/controller-runtime-metrics.json"),
+        "{out}"
+    );
+    let (_go, go) = init_with("go/v4", true);
+    assert_refused(&go, &["edit"], &[], &["nothing to edit"]);
+}
+
+#[test]
 fn alpha_generate_re_runs_grafana() {
     let (tmp, dir) = empty_project_dir("ship");
     init_project(&dir, &[]);

@@ -5,7 +5,7 @@ use super::init::license_choice;
 use super::{carry_out, project_chain};
 use crate::cli::EditArgs;
 use crate::machinery::{Change, Rewrite};
-use crate::plugins::{Chain, EditContext, EditRequest, Flags, License, Output};
+use crate::plugins::{Chain, EditContext, EditRequest, Flags, License, Output, Role};
 use crate::project::{Project, ProjectFile};
 use anyhow::{Result, bail};
 use std::fmt::Write as _;
@@ -13,9 +13,15 @@ use std::path::Path;
 
 /// Runs `edit` in `dir`; `plugins` names optional plugins to add.
 pub fn run(args: &EditArgs, plugins: Option<&str>, flags: &Flags, dir: &Path) -> Result<()> {
-    let request = request_from_args(args, plugins)?;
+    let request = request_from_args(args)?;
     let mut project = Project::load(dir)?;
     let chain = project_chain(&project.file, plugins, flags)?;
+    let has_optional = chain.iter().any(|p| p.role() == Role::Optional);
+    if is_empty(&request) && plugins.is_none() && !has_optional {
+        bail!(
+            "nothing to edit: pass --multigroup, --namespaced, --license, --owner, --license-file or --plugins"
+        );
+    }
     let settings_before = project.render()?;
     let original = project.file.clone();
     let mut out = Output::default();
@@ -83,9 +89,8 @@ pub(crate) fn plan_added_plugin(
     Ok(out.plan)
 }
 
-/// Checks the flags and turns them into a request. Without any setting to
-/// change, `--plugins` must name a plugin.
-fn request_from_args(args: &EditArgs, plugins: Option<&str>) -> Result<EditRequest> {
+/// Checks the flags and turns them into a request.
+fn request_from_args(args: &EditArgs) -> Result<EditRequest> {
     let license = match (&args.license, &args.license_file, &args.owner) {
         (None, None, None) => None,
         (None, None, Some(_)) => Some(License::Apache2),
@@ -94,21 +99,20 @@ fn request_from_args(args: &EditArgs, plugins: Option<&str>) -> Result<EditReque
             file.as_deref(),
         )?),
     };
-    let request = EditRequest {
+    Ok(EditRequest {
         multigroup: args.multigroup,
         namespaced: args.namespaced,
         license,
         owner: args.owner.clone(),
         force: args.force,
-    };
-    let no_setting =
-        request.multigroup.is_none() && request.namespaced.is_none() && request.license.is_none();
-    if no_setting && plugins.is_none() {
-        bail!(
-            "nothing to edit: pass --multigroup, --namespaced, --license, --owner, --license-file or --plugins"
-        );
-    }
-    Ok(request)
+    })
+}
+
+/// Whether the request changes no setting. Without one, `edit` runs only
+/// the optional plugins of the chain (those of PROJECT's `layout` and those
+/// `--plugins` names), as kubebuilder does.
+fn is_empty(request: &EditRequest) -> bool {
+    request.multigroup.is_none() && request.namespaced.is_none() && request.license.is_none()
 }
 
 /// `--namespaced`: with `force`, plans the rewrites every plugin of the

@@ -62,23 +62,19 @@ pub fn steps(
     }
     // A spoke missing from PROJECT: let create webhook say what is wrong.
     steps.extend(waiting.into_iter().map(webhook_step));
-    steps.extend(
-        optional_plugins(project, chain)
-            .into_iter()
-            .map(Step::AddPlugin),
-    );
+    steps.extend(optional_plugins(project).into_iter().map(Step::AddPlugin));
     Ok(steps)
 }
 
 /// The optional plugins recorded under PROJECT's `plugins:` that this tool
-/// knows and the layout does not run already, in key order.
-pub fn optional_plugins(project: &ProjectFile, chain: &Chain) -> Vec<&'static str> {
+/// knows, in key order.
+pub fn optional_plugins(project: &ProjectFile) -> Vec<&'static str> {
     project
         .plugins
         .keys()
         .filter_map(|key| key.as_str())
         .filter_map(crate::plugins::by_key)
-        .filter(|plugin| plugin.role() == Role::Optional && !chain.contains(plugin.key()))
+        .filter(|plugin| plugin.role() == Role::Optional)
         .map(|plugin| plugin.key())
         .collect()
 }
