@@ -18,10 +18,23 @@ pub mod resource;
 use clap::ArgMatches;
 use plugins::{Flags, Hook};
 
+/// Locks the project in `dir` for this command (see [`machinery::lock`]) and
+/// finishes or undoes a write an earlier command left unfinished (see
+/// [`machinery::journal`]).
+pub fn open_project(dir: &std::path::Path) -> anyhow::Result<machinery::lock::ProjectLock> {
+    let lock = machinery::lock::ProjectLock::acquire(dir)?;
+    machinery::journal::recover(dir)?;
+    Ok(lock)
+}
+
 /// Runs a parsed command line in the current directory; `matches` holds
 /// the values of the plugins' own flags.
 pub fn run(cli: cli::Cli, matches: &ArgMatches) -> anyhow::Result<()> {
     let dir = std::env::current_dir()?;
+    let _lock = match &cli.command {
+        cli::Command::Version | cli::Command::Completion { .. } | cli::Command::Alpha(_) => None,
+        _ => Some(open_project(&dir)?),
+    };
     let plugins = cli.plugins.as_deref();
     let flags = |hook: Hook, path: &[&str]| {
         let sub = path

@@ -26,6 +26,11 @@ const GIT_DIR: &str = ".git";
 /// Runs `alpha generate` from the current directory `cwd`.
 pub fn run(args: &GenerateArgs, cwd: &Path) -> Result<()> {
     let input = std::path::absolute(cwd.join(args.input_dir.as_deref().unwrap_or(cwd)))?;
+    let _lock = if input.is_dir() {
+        Some(crate::open_project(&input)?)
+    } else {
+        None
+    };
     let original = Project::load(&input)?;
     let chain = Chain::from_layout(&original.file.layout)
         .map_err(|e| anyhow::anyhow!("this tool cannot re-scaffold the project: {e}"))?;

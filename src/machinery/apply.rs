@@ -1,5 +1,6 @@
 //! Writing a resolved plan to disk (all or nothing), or printing it.
 
+use super::journal::{Entry, Journal};
 use super::plan::{Action, Resolved, ResolvedFile};
 use anyhow::{Context as _, Result};
 use std::fmt::Write as _;
@@ -13,35 +14,60 @@ pub struct ApplyReport {
     pub written: Vec<(PathBuf, Action)>,
 }
 
-/// Undo information for one write, kept until the whole plan is written.
-enum Undo {
-    /// The file did not exist: remove it.
-    Remove(PathBuf),
-    /// The file existed with this content: put it back.
-    Restore(PathBuf, Vec<u8>),
-    /// The directory was created by the plan: remove it if empty.
-    RemoveDir(PathBuf),
-}
-
 impl Resolved {
     /// The files whose content changes, in plan order.
     pub fn changed(&self) -> impl Iterator<Item = &ResolvedFile> {
         self.files.iter().filter(|f| f.is_changed())
     }
 
-    /// Writes every changed file. If any write fails, every file written so
-    /// far is restored and every directory created is removed, so the project
-    /// is left as it was.
+    /// Writes every changed file, each whole: its new content goes beside it
+    /// first and is then renamed over it, under a journal (see
+    /// [`super::journal`]). If a write fails, everything is put back as it
+    /// was; if the process dies, the next command finishes or undoes the
+    /// write.
     pub fn apply(&self) -> Result<ApplyReport> {
-        let mut undo = Vec::new();
+        let changed: Vec<&ResolvedFile> = self.changed().collect();
+        if changed.is_empty() {
+            return Ok(ApplyReport::default());
+        }
+        let new_root = !self.root.exists();
+        if new_root {
+            fs::create_dir_all(&self.root)
+                .with_context(|| format!("cannot create directory {}", self.root.display()))?;
+        }
+        let result = self.write_all(&changed);
+        if result.is_err() && new_root {
+            let _ = fs::remove_dir(&self.root);
+        }
+        result
+    }
+
+    /// [`Resolved::apply`] in a root that exists.
+    fn write_all(&self, changed: &[&ResolvedFile]) -> Result<ApplyReport> {
+        let root = &self.root;
+        let dirs = missing_dirs(root, changed);
+        let entries = changed.iter().map(|f| Entry::new(&f.path)).collect();
+        let mut journal = Journal::preparing(dirs, entries);
+        journal.save(root)?;
+        let prepared = prepare(root, &journal, changed).and_then(|()| journal.commit(root));
+        if let Err(error) = prepared {
+            journal.roll_back(root);
+            let _ = Journal::finish(root);
+            return Err(error);
+        }
         let mut report = ApplyReport::default();
-        for file in self.changed() {
-            if let Err(error) = write_file(&self.root, file, &mut undo) {
-                roll_back(undo);
+        for (entry, file) in journal.entries.iter().zip(changed) {
+            let renamed = fs::rename(root.join(&entry.temp), root.join(&entry.target))
+                .with_context(|| format!("cannot write {}", file.path.display()));
+            if let Err(error) = renamed {
+                undo_renames(root, &changed[..report.written.len()]);
+                journal.roll_back(root);
+                let _ = Journal::finish(root);
                 return Err(error);
             }
             report.written.push((file.path.clone(), file.action()));
         }
+        Journal::finish(root)?;
         Ok(report)
     }
 
@@ -72,45 +98,65 @@ fn unified_diff(file: &ResolvedFile) -> String {
         .to_string()
 }
 
-/// Writes one file, recording how to undo it.
-fn write_file(root: &Path, file: &ResolvedFile, undo: &mut Vec<Undo>) -> Result<()> {
-    let full = root.join(&file.path);
-    if let Some(parent) = full.parent() {
-        create_dirs(parent, undo)?;
+/// The directories the plan's files need that do not exist yet, relative
+/// to `root`, parents first.
+fn missing_dirs(root: &Path, files: &[&ResolvedFile]) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for file in files {
+        let mut missing: Vec<PathBuf> = file
+            .path
+            .ancestors()
+            .skip(1)
+            .filter(|dir| !dir.as_os_str().is_empty() && !root.join(dir).is_dir())
+            .map(Path::to_path_buf)
+            .collect();
+        missing.reverse();
+        for dir in missing {
+            if !dirs.contains(&dir) {
+                dirs.push(dir);
+            }
+        }
     }
-    let contents = file.after.as_deref().unwrap_or_default();
-    match file.before.as_deref() {
-        Some(before) => undo.push(Undo::Restore(full.clone(), before.as_bytes().to_vec())),
-        None => undo.push(Undo::Remove(full.clone())),
+    dirs
+}
+
+/// Creates the journal's directories and writes every new content to its
+/// temporary file, with the mode the file will have.
+fn prepare(root: &Path, journal: &Journal, files: &[&ResolvedFile]) -> Result<()> {
+    for dir in &journal.dirs {
+        fs::create_dir(root.join(dir))
+            .with_context(|| format!("cannot create directory {}", dir.display()))?;
     }
-    fs::write(&full, contents).with_context(|| format!("cannot write {}", file.path.display()))?;
-    if file.before.is_none() && is_script(&file.path) {
-        make_executable(&full)?;
+    for (entry, file) in journal.entries.iter().zip(files) {
+        let temp = root.join(&entry.temp);
+        let contents = file.after.as_deref().unwrap_or_default();
+        fs::write(&temp, contents)
+            .with_context(|| format!("cannot write {}", file.path.display()))?;
+        keep_mode(&root.join(&file.path), &temp, &file.path)?;
     }
     Ok(())
 }
 
-/// Creates `dir` and its missing ancestors, recording each one created.
-fn create_dirs(dir: &Path, undo: &mut Vec<Undo>) -> Result<()> {
-    if dir.is_dir() {
-        return Ok(());
+/// Gives `temp` the mode of the file it replaces (`existing`), or, for a new
+/// shell script, makes it executable.
+fn keep_mode(existing: &Path, temp: &Path, path: &Path) -> Result<()> {
+    match fs::metadata(existing) {
+        Ok(meta) => fs::set_permissions(temp, meta.permissions())
+            .with_context(|| format!("cannot keep the mode of {}", path.display())),
+        Err(_) if is_script(path) => make_executable(temp),
+        Err(_) => Ok(()),
     }
-    if let Some(parent) = dir.parent() {
-        create_dirs(parent, undo)?;
-    }
-    fs::create_dir(dir).with_context(|| format!("cannot create directory {}", dir.display()))?;
-    undo.push(Undo::RemoveDir(dir.to_path_buf()));
-    Ok(())
 }
 
-/// Undoes recorded writes, newest first. Errors are ignored: this already
-/// runs on a failure path, and each step is independent.
-fn roll_back(undo: Vec<Undo>) {
-    for step in undo.into_iter().rev() {
-        let _ = match step {
-            Undo::Remove(path) => fs::remove_file(path),
-            Undo::Restore(path, bytes) => fs::write(path, bytes),
-            Undo::RemoveDir(path) => fs::remove_dir(path),
+/// Puts back the files already renamed into place, newest first: their old
+/// content, or no file. Errors are ignored: this already runs on a failure
+/// path, and each step is independent.
+fn undo_renames(root: &Path, done: &[&ResolvedFile]) {
+    for file in done.iter().rev() {
+        let full = root.join(&file.path);
+        let _ = match &file.before {
+            Some(before) => fs::write(&full, before),
+            None => fs::remove_file(&full),
         };
     }
 }

@@ -9,6 +9,8 @@
 mod apply;
 pub mod clock;
 mod fragments;
+pub mod journal;
+pub mod lock;
 mod plan;
 pub mod rewrite;
 mod templates;

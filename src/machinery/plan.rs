@@ -83,16 +83,21 @@ impl Plan {
                 Some(&slot) => slot,
                 None => {
                     let before = read_existing(&root.join(&path))?;
+                    let crlf = before.as_deref().is_some_and(has_crlf_endings);
                     files.push(ResolvedFile {
-                        after: before.clone(),
+                        after: before.as_ref().map(|text| text.replace("\r\n", "\n")),
                         before,
                         path: path.clone(),
+                        crlf,
                     });
                     index.insert(path.clone(), files.len() - 1);
                     files.len() - 1
                 }
             };
             apply_change(&mut files[slot], change, force)?;
+        }
+        for file in files.iter_mut().filter(|f| f.crlf) {
+            file.after = file.after.take().map(|text| text.replace('\n', "\r\n"));
         }
         check_parents(root, &files)?;
         Ok(Resolved {
@@ -234,6 +239,14 @@ fn find_at_line_start(text: &str, needle: &str) -> Option<usize> {
     })
 }
 
+/// Whether every line of `text` ends in CRLF (a file written on Windows).
+/// Such a file is edited with LF endings and written back with CRLF, so
+/// inserted lines match the rest; a file with mixed endings is left as is.
+fn has_crlf_endings(text: &str) -> bool {
+    let lines = text.matches('\n').count();
+    lines > 0 && text.matches("\r\n").count() == lines
+}
+
 /// Reads a file if it exists. A directory or unreadable file where a file is
 /// expected is an error.
 fn read_existing(path: &Path) -> Result<Option<String>> {
@@ -296,6 +309,8 @@ pub struct ResolvedFile {
     pub before: Option<String>,
     /// Content after the plan is applied.
     pub after: Option<String>,
+    /// The file's lines end in CRLF, and keep doing so.
+    pub crlf: bool,
 }
 
 /// What applying a plan does to one file.
@@ -379,6 +394,32 @@ mod tests {
             resolved.files[0].after.as_deref(),
             Some("resources:\n##- ../crd\n- ../crd\n")
         );
+    }
+
+    #[test]
+    fn an_edit_keeps_crlf_line_endings() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = "a\r\n// +kubebuilder:scaffold:x\r\nb\r\n";
+        fs::write(dir.path().join("main.go"), text).unwrap();
+        let mut plan = Plan::new();
+        plan.push(Change::Insert {
+            path: "main.go".into(),
+            marker: "+kubebuilder:scaffold:x".into(),
+            fragment: "one\ntwo\n".into(),
+        });
+        let resolved = plan.resolve(dir.path(), false).unwrap();
+        assert_eq!(
+            resolved.files[0].after.as_deref(),
+            Some("a\r\none\r\ntwo\r\n// +kubebuilder:scaffold:x\r\nb\r\n")
+        );
+        let again = resolved.files[0].after.clone().unwrap();
+        fs::write(dir.path().join("main.go"), &again).unwrap();
+        let resolved = plan.resolve(dir.path(), false).unwrap();
+        assert!(
+            !resolved.files[0].is_changed(),
+            "inserting twice changes nothing"
+        );
+        assert!(!has_crlf_endings("a\r\nb\n") && !has_crlf_endings("none"));
     }
 
     #[test]

@@ -1,0 +1,252 @@
+//! Writing a resolved plan so that no crash leaves a torn tree.
+//!
+//! Every file is first written beside its target, under a temporary name,
+//! and only then renamed over it; a rename replaces a file whole. A small
+//! journal at the project root lists the files of the plan and says how far
+//! the write got:
+//!
+//! 1. `preparing`: the journal is written, then every new content beside its
+//!    target. A crash now leaves the old tree plus temporary files.
+//! 2. `committing`: every new content is complete on disk; the journal says
+//!    so, then the temporary files are renamed over their targets. A crash
+//!    now leaves a tree that is part old, part new.
+//! 3. The journal is removed: the new tree is complete.
+//!
+//! The next command that runs in the directory calls [`recover`] first: a
+//! `preparing` journal is rolled back (temporary files and new directories
+//! removed), a `committing` one rolled forward (the remaining renames done).
+//! Either way the tree is the old one or the new one again, and the user is
+//! told which.
+
+use anyhow::{Context as _, Result, bail};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The journal's name at the project root.
+pub const JOURNAL: &str = ".kubebuilder-rs-journal";
+
+/// What a temporary file's name ends in.
+const TEMP_SUFFIX: &str = ".kubebuilder-rs-new";
+
+/// How far a write got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// New contents are being written beside their targets.
+    Preparing,
+    /// Every new content is on disk; renames are under way.
+    Committing,
+}
+
+/// One file of a write: where it goes, and where its new content waits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// The file, relative to the project root.
+    pub target: PathBuf,
+    /// Its new content's temporary file, relative to the project root.
+    pub temp: PathBuf,
+}
+
+impl Entry {
+    /// The entry for `target`, with its temporary file in the same directory.
+    pub fn new(target: &Path) -> Self {
+        let name = target.file_name().unwrap_or_default().to_string_lossy();
+        let temp = target.with_file_name(format!(".{name}{TEMP_SUFFIX}"));
+        Self {
+            target: target.to_path_buf(),
+            temp,
+        }
+    }
+}
+
+/// The record of one write in progress.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Journal {
+    state: State,
+    /// Directories the write created, parents first, relative to the root.
+    pub dirs: Vec<PathBuf>,
+    /// The files, in write order.
+    pub entries: Vec<Entry>,
+}
+
+impl Journal {
+    /// A journal for a write that is starting.
+    pub fn preparing(dirs: Vec<PathBuf>, entries: Vec<Entry>) -> Self {
+        Self {
+            state: State::Preparing,
+            dirs,
+            entries,
+        }
+    }
+
+    /// Records the journal in `root`, replacing any earlier record whole.
+    pub fn save(&self, root: &Path) -> Result<()> {
+        let temp = root.join(format!("{JOURNAL}{TEMP_SUFFIX}"));
+        fs::write(&temp, self.to_text()).context("cannot write the write journal")?;
+        fs::rename(&temp, root.join(JOURNAL)).context("cannot record the write journal")
+    }
+
+    /// Marks every new content as complete on disk.
+    pub fn commit(&mut self, root: &Path) -> Result<()> {
+        self.state = State::Committing;
+        self.save(root)
+    }
+
+    /// Removes the journal: the write is complete, or undone.
+    pub fn finish(root: &Path) -> Result<()> {
+        fs::remove_file(root.join(JOURNAL)).context("cannot remove the write journal")
+    }
+
+    /// The journal as text: a state line, then one line per directory and file.
+    fn to_text(&self) -> String {
+        let state = match self.state {
+            State::Preparing => "preparing",
+            State::Committing => "committing",
+        };
+        let mut text = format!("kubebuilder-rs write journal v1 {state}\n");
+        for dir in &self.dirs {
+            text.push_str(&format!("dir\t{}\n", dir.display()));
+        }
+        for entry in &self.entries {
+            text.push_str(&format!(
+                "file\t{}\t{}\n",
+                entry.target.display(),
+                entry.temp.display()
+            ));
+        }
+        text
+    }
+
+    /// Parses [`Journal::to_text`]'s output.
+    fn parse(text: &str) -> Result<Self> {
+        let mut lines = text.lines();
+        let state = match lines.next().and_then(|l| l.rsplit(' ').next()) {
+            Some("preparing") => State::Preparing,
+            Some("committing") => State::Committing,
+            _ => bail!("{JOURNAL} is not a write journal of this tool"),
+        };
+        let mut journal = Self {
+            state,
+            dirs: Vec::new(),
+            entries: Vec::new(),
+        };
+        for line in lines {
+            match line.split('\t').collect::<Vec<_>>().as_slice() {
+                ["dir", dir] => journal.dirs.push(dir.into()),
+                ["file", target, temp] => journal.entries.push(Entry {
+                    target: target.into(),
+                    temp: temp.into(),
+                }),
+                _ => bail!("{JOURNAL} has a line this tool does not understand: {line:?}"),
+            }
+        }
+        Ok(journal)
+    }
+
+    /// Undoes a write that had not reached `committing`: removes its
+    /// temporary files and the directories it created (when empty).
+    pub fn roll_back(&self, root: &Path) {
+        for entry in &self.entries {
+            let _ = fs::remove_file(root.join(&entry.temp));
+        }
+        for dir in self.dirs.iter().rev() {
+            let _ = fs::remove_dir(root.join(dir));
+        }
+    }
+
+    /// Finishes a write that had reached `committing`: renames every
+    /// temporary file still there over its target. Returns how many.
+    fn roll_forward(&self, root: &Path) -> Result<usize> {
+        let mut renamed = 0;
+        for entry in &self.entries {
+            let temp = root.join(&entry.temp);
+            if temp.exists() {
+                fs::rename(&temp, root.join(&entry.target))
+                    .with_context(|| format!("cannot finish writing {}", entry.target.display()))?;
+                renamed += 1;
+            }
+        }
+        Ok(renamed)
+    }
+}
+
+/// Brings the tree in `root` back to a whole state after a command that was
+/// interrupted while writing (killed, or its machine stopped), and says
+/// what was done on standard error. Does nothing when no write was left
+/// unfinished.
+pub fn recover(root: &Path) -> Result<()> {
+    let _ = fs::remove_file(root.join(format!("{JOURNAL}{TEMP_SUFFIX}")));
+    let path = root.join(JOURNAL);
+    let text = match fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e).context(format!("cannot read {}", path.display())),
+    };
+    let journal = Journal::parse(&text)?;
+    match journal.state {
+        State::Preparing => {
+            journal.roll_back(root);
+            eprintln!(
+                "Note: an earlier kubebuilder-rs command was interrupted before it changed any file; its partial output was removed, and the project is as it was before that command."
+            );
+        }
+        State::Committing => {
+            let renamed = journal.roll_forward(root)?;
+            eprintln!(
+                "Note: an earlier kubebuilder-rs command was interrupted while writing; its last {renamed} of {} files were written now, so its changes are complete.",
+                journal.entries.len()
+            );
+        }
+    }
+    Journal::finish(root)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_journal_reads_back_as_written() {
+        let mut journal = Journal::preparing(
+            vec!["api".into(), "api/v1".into()],
+            vec![
+                Entry::new(Path::new("api/v1/types.go")),
+                Entry::new(Path::new("PROJECT")),
+            ],
+        );
+        journal.state = State::Committing;
+        assert_eq!(Journal::parse(&journal.to_text()).unwrap(), journal);
+        assert_eq!(
+            journal.entries[0].temp,
+            Path::new("api/v1/.types.go.kubebuilder-rs-new")
+        );
+    }
+
+    #[test]
+    fn preparing_rolls_back_and_committing_rolls_forward() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::write(root.join("a"), "old a").unwrap();
+        fs::create_dir(root.join("new")).unwrap();
+        let entries = vec![Entry::new(Path::new("a")), Entry::new(Path::new("new/b"))];
+        for entry in &entries {
+            fs::write(root.join(&entry.temp), "new").unwrap();
+        }
+        let mut journal = Journal::preparing(vec!["new".into()], entries);
+        journal.save(root).unwrap();
+        recover(root).unwrap();
+        assert_eq!(fs::read_to_string(root.join("a")).unwrap(), "old a");
+        assert!(!root.join("new").exists() && !root.join(JOURNAL).exists());
+        assert_eq!(fs::read_dir(root).unwrap().count(), 1);
+
+        fs::create_dir(root.join("new")).unwrap();
+        for entry in &journal.entries {
+            fs::write(root.join(&entry.temp), "new").unwrap();
+        }
+        journal.commit(root).unwrap();
+        fs::rename(root.join(&journal.entries[0].temp), root.join("a")).unwrap();
+        recover(root).unwrap();
+        assert_eq!(fs::read_to_string(root.join("a")).unwrap(), "new");
+        assert_eq!(fs::read_to_string(root.join("new/b")).unwrap(), "new");
+        assert!(!root.join(JOURNAL).exists());
+    }
+}
