@@ -100,13 +100,11 @@ fn a_kill_at_any_write_or_rename_leaves_the_old_or_the_new_tree() {
                 .args(words("edit --plugins go/v4"))
                 .output()
                 .unwrap();
-            assert!(
-                next.status.success(),
-                "the next command failed after a kill"
-            );
             let tree: BTreeMap<PathBuf, Vec<u8>> = snapshot_tree(&dir);
             points += 1;
-            if tree == old {
+            if !next.status.success() {
+                torn.push(format!("{syscall} #{when} (the next command failed)"));
+            } else if tree == old {
                 as_old += 1;
             } else if tree == new {
                 as_new += 1;
