@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{empty_project_dir, init_project, kb_ok, stderr, words};
+use common::{copy_tree, empty_project_dir, init_project, kb_ok, stderr, words};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
@@ -20,17 +20,6 @@ fn base_project() -> (tempfile::TempDir, PathBuf) {
         &words("create api --group crew --version v1 --kind Captain --make=false"),
     );
     (tmp, dir)
-}
-
-/// A copy of `from` at `to`.
-fn copy_tree(from: &Path, to: &Path) {
-    let status = Command::new("cp")
-        .arg("-a")
-        .arg(from)
-        .arg(to)
-        .status()
-        .unwrap();
-    assert!(status.success(), "cp -a failed");
 }
 
 /// Starts kubebuilder-rs `args` in `dir` without waiting for it.

@@ -10,24 +10,13 @@
 
 mod common;
 
-use common::{empty_project_dir, init_project, kb, kb_ok, snapshot_tree, words};
+use common::{copy_tree, empty_project_dir, init_project, kb, kb_ok, snapshot_tree, words};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The command that gets killed.
 const COMMAND: &str = "create webhook --group crew --version v1 --kind Captain --defaulting --programmatic-validation --make=false";
-
-/// A copy of `from` at `to`.
-fn copy_tree(from: &Path, to: &Path) {
-    let status = Command::new("cp")
-        .arg("-a")
-        .arg(from)
-        .arg(to)
-        .status()
-        .unwrap();
-    assert!(status.success(), "cp -a failed");
-}
 
 /// Runs [`COMMAND`] in `dir` under strace, killed at the `when`-th call of
 /// `syscall` (or never, for `when == 0`); returns whether it was killed.

@@ -36,6 +36,22 @@ fn collect(root: &Path, dir: &Path, files: &mut BTreeMap<PathBuf, Vec<u8>>) {
     }
 }
 
+/// A copy of the directory `from` at `to`, modes and times kept.
+pub fn copy_tree(from: &Path, to: &Path) {
+    let status = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(from)
+        .arg(to)
+        .status()
+        .expect("run cp");
+    assert!(
+        status.success(),
+        "cp -a {} {} failed",
+        from.display(),
+        to.display()
+    );
+}
+
 /// Text of standard error.
 pub fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
