@@ -211,6 +211,17 @@ fn layout_plugins_cannot_be_added_later() {
     );
     let out = kb_ok(&dir, &words("edit --plugins kustomize/v2"));
     assert!(out.contains("nothing to change"), "{out}");
+    // A create command accepts optional plugins besides the project's chain.
+    kb_ok(
+        &dir,
+        &words("create api --plugins grafana/v1-alpha --group crew --version v1 --kind Captain"),
+    );
+    assert_refused(
+        &dir,
+        &["create", "api"],
+        &words("--plugins go/v4 --group crew --version v1 --kind Admiral"),
+        &["cannot be changed"],
+    );
 }
 
 /// The grafana files below `dir`, with their text.
