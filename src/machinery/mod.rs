@@ -8,7 +8,9 @@
 
 mod apply;
 pub mod clock;
+mod commented;
 mod fragments;
+pub mod go_places;
 mod plan;
 pub mod rewrite;
 mod templates;
