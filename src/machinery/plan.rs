@@ -390,6 +390,44 @@ mod tests {
     }
 
     #[test]
+    fn blank_lines_around_a_fragment_do_not_make_it_new() {
+        let mut text =
+            "import (\n\tcrewv1 \"x/api/v1\"\n\t// +kubebuilder:scaffold:imports\n)\n".to_string();
+        let before = text.clone();
+        insert(
+            &mut text,
+            "+kubebuilder:scaffold:imports",
+            "\n\tcrewv1 \"x/api/v1\"\n",
+            None,
+        )
+        .unwrap();
+        assert_eq!(text, before);
+    }
+
+    #[test]
+    fn without_its_marker_a_fragment_goes_to_the_fallback_place() {
+        let mut text = "import (\n\tctrl \"c\"\n)\n".to_string();
+        insert(
+            &mut text,
+            "+kubebuilder:scaffold:imports",
+            "\t\"a\"",
+            Some(Place::EndOfImports),
+        )
+        .unwrap();
+        assert_eq!(text, "import (\n\tctrl \"c\"\n\t\"a\"\n)\n");
+        let mut held = "nothing to see\n- manifests.yaml\n".to_string();
+        assert!(
+            insert(
+                &mut held,
+                "+kubebuilder:scaffold:x",
+                "- manifests.yaml",
+                None
+            )
+            .is_ok()
+        );
+    }
+
+    #[test]
     fn insert_without_marker_fails() {
         let mut text = "nothing here\n".to_string();
         assert!(insert(&mut text, "+kubebuilder:scaffold:x", "y", None).is_err());
