@@ -251,10 +251,11 @@ pub(crate) fn marker_line(text: &str, marker: &str) -> Option<usize> {
     None
 }
 
-/// The one rule for "already there", shared by insert, append and
-/// uncomment: `text` holds `block` as whole lines (starting at a line start;
-/// a block without a final newline must end the text or a line).
-pub(crate) fn holds_lines(text: &str, block: &str) -> bool {
+/// The rule for "already there" of insert and append: `text` holds `block`
+/// as whole lines (starting at a line start; a block without a final newline
+/// must end the text or a line). Uncomment compares YAML instead (see
+/// [`Block`]).
+fn holds_lines(text: &str, block: &str) -> bool {
     find_at_line_start(text, block).is_some()
 }
 
