@@ -224,6 +224,7 @@ mod tests {
             path: "main.go".into(),
             marker: "+kubebuilder:scaffold:x".into(),
             fragment: "b".into(),
+            fallback: None,
         });
         plan.push(Change::Create {
             path: "new.go".into(),

@@ -14,7 +14,13 @@
 //!
 //! Instead of `insert`, `uncomment = true` switches the fragment on where it
 //! stands commented out, and `append = true` adds it at the end of the file.
+//! Files the other tool wrote may lack our markers or word their comments
+//! differently, so an `insert` may name a `fallback` place found from the Go
+//! code (see [`Place`]), and an `uncomment` block, recognised by its YAML
+//! alone, may be pinned with `above = "<marker>"` to the block that ends at
+//! that marker line.
 
+use super::go_places::Place;
 use super::templates::{Context, Templates, fill_placeholders};
 use super::{Change, Plan, embedded_text};
 use anyhow::{Context as _, Result, anyhow, bail};
@@ -24,10 +30,15 @@ use std::path::Path;
 /// How a fragment is applied to its file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Placement {
-    /// Inserted above the marker line of this marker.
-    Insert(String),
-    /// Switched on where it stands commented out with `#`.
-    Uncomment,
+    /// Inserted above the marker line of `marker`, or at `fallback` in a
+    /// file without that marker.
+    Insert {
+        marker: String,
+        fallback: Option<Place>,
+    },
+    /// Switched on where it stands commented out with `#`; with `above`,
+    /// the block that ends at that marker line.
+    Uncomment { above: Option<String> },
     /// Added at the end of the file.
     Append,
 }
@@ -83,12 +94,17 @@ impl Fragments {
             let text = templates.render(&name, context)?;
             let path = fill_placeholders(Path::new(&fragment.file), vars);
             plan.push(match &fragment.placement {
-                Placement::Insert(marker) => Change::Insert {
+                Placement::Insert { marker, fallback } => Change::Insert {
                     path,
                     marker: marker.clone(),
                     fragment: text,
+                    fallback: *fallback,
                 },
-                Placement::Uncomment => Change::Uncomment { path, text },
+                Placement::Uncomment { above } => Change::Uncomment {
+                    path,
+                    text,
+                    above: above.clone(),
+                },
                 Placement::Append => Change::Append { path, text },
             });
         }
@@ -132,16 +148,40 @@ fn fragment(table: &toml_edit::Table) -> Result<Fragment> {
     let template = text("fragment").ok_or_else(|| anyhow!("a fragment has no `fragment`"))?;
     let file = text("file").ok_or_else(|| anyhow!("{template} has no `file`"))?;
     let placement = match (text("insert"), flag("uncomment"), flag("append")) {
-        (Some(marker), false, false) => Placement::Insert(marker),
-        (None, true, false) => Placement::Uncomment,
+        (Some(marker), false, false) => Placement::Insert {
+            marker,
+            fallback: fallback(text("fallback"), &template)?,
+        },
+        (None, true, false) => Placement::Uncomment {
+            above: text("above"),
+        },
         (None, false, true) => Placement::Append,
         _ => bail!("{template} needs exactly one of `insert`, `uncomment = true`, `append = true`"),
     };
+    if text("fallback").is_some() && !matches!(placement, Placement::Insert { .. }) {
+        bail!("{template}: `fallback` goes with `insert`");
+    }
+    if text("above").is_some() && !matches!(placement, Placement::Uncomment { .. }) {
+        bail!("{template}: `above` goes with `uncomment = true`");
+    }
     Ok(Fragment {
         template,
         file,
         placement,
     })
+}
+
+/// The place a `fallback` names, if any.
+fn fallback(name: Option<String>, template: &str) -> Result<Option<Place>> {
+    name.map(|name| {
+        Place::named(&name).ok_or_else(|| {
+            anyhow!(
+                "{template}: unknown fallback {name:?}; known places: {}",
+                Place::names()
+            )
+        })
+    })
+    .transpose()
 }
 
 #[cfg(test)]
@@ -156,9 +196,45 @@ mod tests {
         )
         .unwrap();
         let a = &groups["a"];
-        assert_eq!(a[0].placement, Placement::Insert("+m".into()));
-        assert_eq!(a[1].placement, Placement::Uncomment);
+        assert_eq!(
+            a[0].placement,
+            Placement::Insert {
+                marker: "+m".into(),
+                fallback: None
+            }
+        );
+        assert_eq!(a[1].placement, Placement::Uncomment { above: None });
         assert_eq!(a[1].file, "k.yaml");
+    }
+
+    #[test]
+    fn fallbacks_and_anchors_are_read_and_checked() {
+        let groups = parse(
+            "[[a]]\nfragment = \"x\"\nfile = \"f\"\ninsert = \"+m\"\nfallback = \"end-of-file\"\n\n\
+             [[a]]\nfragment = \"y\"\nfile = \"k\"\nuncomment = true\nabove = \"+n\"\n",
+        )
+        .unwrap();
+        assert_eq!(
+            groups["a"][0].placement,
+            Placement::Insert {
+                marker: "+m".into(),
+                fallback: Some(Place::EndOfFile)
+            }
+        );
+        assert_eq!(
+            groups["a"][1].placement,
+            Placement::Uncomment {
+                above: Some("+n".into())
+            }
+        );
+        let err = parse(
+            "[[a]]\nfragment = \"x\"\nfile = \"f\"\ninsert = \"+m\"\nfallback = \"nowhere\"\n",
+        )
+        .unwrap_err();
+        assert!(format!("{err:#}").contains("end-of-imports"), "{err:#}");
+        let err = parse("[[a]]\nfragment = \"x\"\nfile = \"f\"\nappend = true\nabove = \"+m\"\n")
+            .unwrap_err();
+        assert!(format!("{err:#}").contains("`above` goes with"), "{err:#}");
     }
 
     #[test]

@@ -8,7 +8,9 @@
 
 mod apply;
 pub mod clock;
+mod commented;
 mod fragments;
+pub mod go_places;
 pub mod journal;
 pub mod lock;
 mod plan;

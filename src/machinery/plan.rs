@@ -1,5 +1,7 @@
 //! Planning file changes and resolving them against the disk.
 
+use super::commented::Block;
+use super::go_places::Place;
 use anyhow::{Result, bail};
 use std::collections::BTreeMap;
 use std::fs;
@@ -13,17 +15,26 @@ pub enum Change {
     /// Write a file only when it does not exist yet; an existing one is kept.
     CreateIfMissing { path: PathBuf, contents: String },
     /// Insert `fragment` just above the marker line: a comment line (`//` or
-    /// `#`) that holds `marker` and nothing else. Nothing happens when the
-    /// file already holds the fragment (see [`holds_lines`]).
+    /// `#`) that holds `marker` and nothing else; in a file without that
+    /// marker, at the `fallback` place found from its Go code, if any.
+    /// Nothing happens when the file already holds the fragment (see
+    /// [`holds_fragment`]).
     Insert {
         path: PathBuf,
         marker: String,
         fragment: String,
+        fallback: Option<Place>,
     },
     /// Switch on a commented-out block: `text` is the block as it should read,
-    /// and the file must hold it with each line prefixed by a single `#`.
-    /// Nothing happens when the block is already switched on.
-    Uncomment { path: PathBuf, text: String },
+    /// and the file must hold its YAML lines each prefixed by a single `#`,
+    /// whatever the comments around them (see [`Block`]); with `above`, the
+    /// block right above that marker. Nothing happens when the block is
+    /// already switched on.
+    Uncomment {
+        path: PathBuf,
+        text: String,
+        above: Option<String>,
+    },
     /// Remove the lines `text` from a file if it holds them (at a line start).
     RemoveLines { path: PathBuf, text: String },
     /// Add `text` at the end of an existing file, unless the file already
@@ -124,13 +135,16 @@ fn apply_change(file: &mut ResolvedFile, change: &Change, force: bool) -> Result
         }
         Change::Write { contents, .. } => file.after = Some(contents.clone()),
         Change::Insert {
-            marker, fragment, ..
+            marker,
+            fragment,
+            fallback,
+            ..
         } => {
             let Some(current) = file.after.as_mut() else {
                 bail!("{path} does not exist, so code cannot be inserted at its marker {marker}");
             };
-            insert_at_marker(current, marker, fragment)
-                .map_err(|()| missing_marker(&file.path, marker))?;
+            insert(current, marker, fragment, *fallback)
+                .map_err(|()| missing_marker(&file.path, marker, *fallback))?;
         }
         Change::Append { text, .. } => {
             let Some(current) = file.after.as_mut() else {
@@ -143,9 +157,8 @@ fn apply_change(file: &mut ResolvedFile, change: &Change, force: bool) -> Result
                 current.push_str(text);
             }
         }
-        Change::Uncomment { text, .. } => {
-            let commented: String = text.lines().map(|line| format!("#{line}\n")).collect();
-            replace_lines(file, &commented, text)?;
+        Change::Uncomment { text, above, .. } => {
+            uncomment(file, &Block::new(text, above.as_deref()))?;
         }
         Change::RemoveLines { text, .. } => {
             if let Some(current) = file.after.as_mut()
@@ -158,48 +171,69 @@ fn apply_change(file: &mut ResolvedFile, change: &Change, force: bool) -> Result
     Ok(())
 }
 
-/// Replaces the lines `from` with the lines `to` in a planned file, unless
-/// it already holds `to` (see [`Change::Uncomment`]).
-fn replace_lines(file: &mut ResolvedFile, from: &str, to: &str) -> Result<()> {
+/// Switches `block` on in a planned file, unless it is on already (see
+/// [`Change::Uncomment`]).
+fn uncomment(file: &mut ResolvedFile, block: &Block) -> Result<()> {
     let path = file.path.display();
     let Some(current) = file.after.as_mut() else {
         bail!("{path} does not exist, so it cannot be edited");
     };
-    if !holds_lines(current, to) {
-        let Some(at) = find_at_line_start(current, from) else {
+    if !block.is_live_in(current) {
+        let Some(switched) = block.switch_on(current) else {
             bail!(
                 "{path} no longer holds the text this command edits: {:?}; restore it or make the change by hand",
-                from.lines().next().unwrap_or_default()
+                block.first_line_commented()
             );
         };
-        current.replace_range(at..at + from.len(), to);
+        *current = switched;
     }
     Ok(())
 }
 
 /// The error for a marker that is not in a file that must be edited.
-fn missing_marker(path: &Path, marker: &str) -> anyhow::Error {
+fn missing_marker(path: &Path, marker: &str, fallback: Option<Place>) -> anyhow::Error {
+    let instead = fallback
+        .map(|place| format!(", and its code has no {} to use instead", place.describe()))
+        .unwrap_or_default();
     anyhow::anyhow!(
-        "{} has no scaffold marker `{marker}`; restore that marker line where the tool should insert code",
+        "{} has no scaffold marker `{marker}`{instead}; restore that marker line where the tool should insert code",
         path.display()
     )
 }
 
 /// Inserts `fragment` above the first marker line of `marker` (see
-/// [`marker_line`]), unless the fragment is blank or already there (see
-/// [`holds_lines`]). Every other byte is left as it was. Fails when the
-/// marker is missing.
-pub(crate) fn insert_at_marker(text: &mut String, marker: &str, fragment: &str) -> Result<(), ()> {
-    let line_start = marker_line(text, marker).ok_or(())?;
+/// [`marker_line`]) or, in a file without one, at the `fallback` place,
+/// unless the fragment is blank or already there (see [`holds_fragment`]).
+/// Every other byte is left as it was. Fails when neither the marker nor
+/// the place is found.
+fn insert(
+    text: &mut String,
+    marker: &str,
+    fragment: &str,
+    fallback: Option<Place>,
+) -> Result<(), ()> {
     let mut insertion = fragment.to_string();
     if !insertion.ends_with('\n') {
         insertion.push('\n');
     }
-    if fragment.trim().is_empty() || holds_lines(text, &insertion) {
+    if fragment.trim().is_empty() || holds_fragment(text, &insertion) {
         return Ok(());
     }
-    text.insert_str(line_start, &insertion);
+    match (marker_line(text, marker), fallback) {
+        (Some(line_start), _) => text.insert_str(line_start, &insertion),
+        (None, Some(place)) => place.insert(text, &insertion)?,
+        (None, None) => return Err(()),
+    }
     Ok(())
+}
+
+/// Whether `text` already holds an inserted `fragment`: as whole lines (see
+/// [`holds_lines`]), not counting blank lines that open or close the
+/// fragment, which only space it from its neighbours.
+fn holds_fragment(text: &str, fragment: &str) -> bool {
+    let start = fragment.len() - fragment.trim_start_matches('\n').len();
+    let core = fragment[start..].trim_end_matches('\n');
+    holds_lines(text, core)
 }
 
 /// Where the first marker line of `marker` starts: a line that, once its
@@ -222,10 +256,11 @@ pub(crate) fn marker_line(text: &str, marker: &str) -> Option<usize> {
     None
 }
 
-/// The one rule for "already there", shared by insert, append and
-/// uncomment: `text` holds `block` as whole lines (starting at a line start;
-/// a block without a final newline must end the text or a line).
-pub(crate) fn holds_lines(text: &str, block: &str) -> bool {
+/// The rule for "already there" of insert and append: `text` holds `block`
+/// as whole lines (starting at a line start; a block without a final newline
+/// must end the text or a line). Uncomment compares YAML instead (see
+/// [`Block`]).
+fn holds_lines(text: &str, block: &str) -> bool {
     find_at_line_start(text, block).is_some()
 }
 
@@ -358,7 +393,7 @@ mod tests {
     #[test]
     fn insert_goes_above_the_marker_and_keeps_every_other_byte() {
         let mut text = "a\n\t// +kubebuilder:scaffold:x\nb\n".to_string();
-        insert_at_marker(&mut text, "+kubebuilder:scaffold:x", "\tnew()").unwrap();
+        insert(&mut text, "+kubebuilder:scaffold:x", "\tnew()", None).unwrap();
         assert_eq!(text, "a\n\tnew()\n\t// +kubebuilder:scaffold:x\nb\n");
     }
 
@@ -366,14 +401,52 @@ mod tests {
     fn insert_is_idempotent() {
         let mut text = "\tnew()\n// +kubebuilder:scaffold:x\n".to_string();
         let before = text.clone();
-        insert_at_marker(&mut text, "+kubebuilder:scaffold:x", "\tnew()\n").unwrap();
+        insert(&mut text, "+kubebuilder:scaffold:x", "\tnew()\n", None).unwrap();
         assert_eq!(text, before);
+    }
+
+    #[test]
+    fn blank_lines_around_a_fragment_do_not_make_it_new() {
+        let mut text =
+            "import (\n\tcrewv1 \"x/api/v1\"\n\t// +kubebuilder:scaffold:imports\n)\n".to_string();
+        let before = text.clone();
+        insert(
+            &mut text,
+            "+kubebuilder:scaffold:imports",
+            "\n\tcrewv1 \"x/api/v1\"\n",
+            None,
+        )
+        .unwrap();
+        assert_eq!(text, before);
+    }
+
+    #[test]
+    fn without_its_marker_a_fragment_goes_to_the_fallback_place() {
+        let mut text = "import (\n\tctrl \"c\"\n)\n".to_string();
+        insert(
+            &mut text,
+            "+kubebuilder:scaffold:imports",
+            "\t\"a\"",
+            Some(Place::EndOfImports),
+        )
+        .unwrap();
+        assert_eq!(text, "import (\n\tctrl \"c\"\n\t\"a\"\n)\n");
+        let mut held = "nothing to see\n- manifests.yaml\n".to_string();
+        assert!(
+            insert(
+                &mut held,
+                "+kubebuilder:scaffold:x",
+                "- manifests.yaml",
+                None
+            )
+            .is_ok()
+        );
     }
 
     #[test]
     fn insert_without_marker_fails() {
         let mut text = "nothing here\n".to_string();
-        assert!(insert_at_marker(&mut text, "+kubebuilder:scaffold:x", "y").is_err());
+        assert!(insert(&mut text, "+kubebuilder:scaffold:x", "y", None).is_err());
     }
 
     #[test]
@@ -388,6 +461,7 @@ mod tests {
         plan.push(Change::Uncomment {
             path: "k.yaml".into(),
             text: "- ../crd\n".into(),
+            above: None,
         });
         let resolved = plan.resolve(dir.path(), false).unwrap();
         assert_eq!(
@@ -406,6 +480,7 @@ mod tests {
             path: "main.go".into(),
             marker: "+kubebuilder:scaffold:x".into(),
             fragment: "one\ntwo\n".into(),
+            fallback: None,
         });
         let resolved = plan.resolve(dir.path(), false).unwrap();
         assert_eq!(
@@ -427,16 +502,17 @@ mod tests {
         let mut text =
             "\t// +kubebuilder:scaffold:webhook-builder\n# +kubebuilder:scaffold:webhook\n"
                 .to_string();
-        insert_at_marker(&mut text, "+kubebuilder:scaffold:webhook", "x").unwrap();
+        insert(&mut text, "+kubebuilder:scaffold:webhook", "x", None).unwrap();
         assert_eq!(
             text,
             "\t// +kubebuilder:scaffold:webhook-builder\nx\n# +kubebuilder:scaffold:webhook\n"
         );
         assert!(
-            insert_at_marker(
+            insert(
                 &mut "// +kubebuilder:scaffold:webhooks\n".to_string(),
                 "+kubebuilder:scaffold:webhook",
-                "x"
+                "x",
+                None
             )
             .is_err()
         );
@@ -474,6 +550,7 @@ mod tests {
             path: "main.go".into(),
             marker: "+kubebuilder:scaffold:imports".into(),
             fragment: "x".into(),
+            fallback: None,
         });
         let err = plan.resolve(dir.path(), false).unwrap_err().to_string();
         assert!(

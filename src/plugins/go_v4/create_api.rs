@@ -126,6 +126,7 @@ fn storage_version(
         path: types_file(group_dir, first, &resource.kind),
         marker: "+kubebuilder:object:root=true".into(),
         fragment: STORAGE_VERSION_MARKER.into(),
+        fallback: None,
     })
 }
 
