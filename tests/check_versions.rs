@@ -153,7 +153,11 @@ fn reports_each_pin_as_current_or_behind_by_how_much() {
         ),
         ("k8s_api", "v0.37.2", "current"),
         ("controller_tools", "v0.23.0", "current"),
-        ("golangci_lint", "v3.0.0", "behind by a major release (1 newer)"),
+        (
+            "golangci_lint",
+            "v3.0.0",
+            "behind by a major release (1 newer)",
+        ),
         ("etcd", "v3.7.1", "behind by a patch release (1 newer)"),
     ];
     for (key, newest, status) in expect {
