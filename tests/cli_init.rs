@@ -290,8 +290,8 @@ fn version_names_the_scaffolded_versions() {
     for needle in [
         "kubebuilder-rs",
         "commit",
-        "controller-runtime  v0.24.",
-        "Kubernetes API      v0.36.",
+        "controller-runtime  v0.25.",
+        "Kubernetes API      v0.37.",
         "controller-tools",
         "kustomize",
     ] {

@@ -1,6 +1,7 @@
 //! Tests for `tests/support/control-plane`, the script that builds etcd,
-//! kube-apiserver and kubectl from source and runs them as a real control
-//! plane for envtest and for `make install/run/deploy` checks.
+//! kube-apiserver, kube-controller-manager and kubectl from source and runs
+//! them as a real control plane for envtest and for `make install/run/deploy`
+//! checks.
 //!
 //! They need Go and a Go module proxy (the first `assets` call builds for a
 //! long time), so they are ignored by default. Run them with:
@@ -30,6 +31,7 @@ const SHORT_TIMEOUT: Duration = Duration::from_secs(60);
 const SCRIPT_ENV: &[&str] = &[
     "CONTROL_PLANE_APISERVER_PORT",
     "CONTROL_PLANE_ETCD_PORT",
+    "CONTROL_PLANE_CONTROLLER_MANAGER_PORT",
     "CONTROL_PLANE_START_TIMEOUT",
     "CONTROL_PLANE_STOP_TIMEOUT",
 ];
@@ -266,7 +268,12 @@ fn assets_builds_the_binaries_once_with_the_pinned_versions() {
         dir.display()
     );
 
-    for bin in ["etcd", "kube-apiserver", "kubectl"] {
+    for bin in [
+        "etcd",
+        "kube-apiserver",
+        "kube-controller-manager",
+        "kubectl",
+    ] {
         assert!(
             dir.join(bin).is_file(),
             "{bin} missing in {}",
@@ -288,6 +295,11 @@ fn assets_builds_the_binaries_once_with_the_pinned_versions() {
     );
     let apiserver_out = version("kube-apiserver", &["--version"]);
     assert_eq!(apiserver_out.trim(), format!("Kubernetes v{kubernetes}"));
+    let controller_manager_out = version("kube-controller-manager", &["--version"]);
+    assert_eq!(
+        controller_manager_out.trim(),
+        format!("Kubernetes v{kubernetes}")
+    );
     let kubectl_out = version("kubectl", &["version", "--client"]);
     assert!(
         kubectl_out.contains(&format!("Client Version: v{kubernetes}\n")),
@@ -311,23 +323,18 @@ fn up_serves_an_rbac_cluster_and_down_stops_it() {
     let assets = assets();
     let cp = ControlPlane::up();
 
-    let etcd_pid = cp.pid("etcd");
-    let apiserver_pid = cp.pid("kube-apiserver");
-    let etcd_port: u16 = cp.env_value("ETCD_PORT").parse().unwrap();
-    let apiserver_port: u16 = cp.env_value("APISERVER_PORT").parse().unwrap();
-    assert!(
-        process_alive(etcd_pid),
-        "etcd (pid {etcd_pid}) is not running"
-    );
-    assert!(
-        process_alive(apiserver_pid),
-        "kube-apiserver (pid {apiserver_pid}) is not running"
-    );
-    assert!(listening(etcd_port), "etcd port {etcd_port} not listening");
-    assert!(
-        listening(apiserver_port),
-        "apiserver port {apiserver_port} not listening"
-    );
+    let daemons: Vec<(&str, u32, u16)> = [
+        ("etcd", "ETCD_PORT"),
+        ("kube-apiserver", "APISERVER_PORT"),
+        ("kube-controller-manager", "CONTROLLER_MANAGER_PORT"),
+    ]
+    .into_iter()
+    .map(|(name, port)| (name, cp.pid(name), cp.env_value(port).parse().unwrap()))
+    .collect();
+    for &(name, pid, port) in &daemons {
+        assert!(process_alive(pid), "{name} (pid {pid}) is not running");
+        assert!(listening(port), "{name} port {port} not listening");
+    }
 
     let out = kubectl(&assets, &cp, &["get", "namespaces", "-o", "name"]);
     assert!(out.status.success(), "get namespaces\n{}", out.describe());
@@ -356,24 +363,145 @@ fn up_serves_an_rbac_cluster_and_down_stops_it() {
 
     let out = cp.down();
     assert!(out.status.success(), "down failed\n{}", out.describe());
-    assert!(!process_alive(etcd_pid), "etcd (pid {etcd_pid}) still runs");
-    assert!(
-        !process_alive(apiserver_pid),
-        "kube-apiserver (pid {apiserver_pid}) still runs"
-    );
-    assert!(
-        !listening(etcd_port),
-        "etcd port {etcd_port} still listening"
-    );
-    assert!(
-        !listening(apiserver_port),
-        "apiserver port {apiserver_port} still listening"
-    );
+    for &(name, pid, port) in &daemons {
+        assert!(!process_alive(pid), "{name} (pid {pid}) still runs");
+        assert!(!listening(port), "{name} port {port} still listening");
+    }
     assert!(
         !cp.path().join("etcd-data").exists(),
         "etcd data left behind"
     );
     assert!(!cp.path().join("etcd.pid").exists(), "pid file left behind");
+}
+
+/// Polls `check` every half second until it holds, failing the test when
+/// `limit` passes first.
+fn eventually(what: &str, limit: Duration, mut check: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !check() {
+        assert!(
+            started.elapsed() < limit,
+            "timed out after {limit:?} waiting for {what}"
+        );
+        thread::sleep(Duration::from_millis(500));
+    }
+}
+
+/// Namespace of the objects `up_runs_the_controllers_a_cluster_needs` makes.
+const TEST_NAMESPACE: &str = "controllers-test";
+
+/// A Deployment whose Pod can never run (there is no node) and a ConfigMap
+/// that is made the owner of another one.
+const OBJECTS: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: controllers-test
+spec:
+  replicas: 1
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+      - name: web
+        image: registry.k8s.io/pause:3.10
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: owner
+  namespace: controllers-test
+";
+
+#[test]
+#[ignore = "needs the control-plane binaries; run by the README's test command"]
+fn up_runs_the_controllers_a_cluster_needs() {
+    let assets = assets();
+    let cp = ControlPlane::up();
+    let ok = |args: &[&str]| {
+        let out = kubectl(&assets, &cp, args);
+        assert!(out.status.success(), "kubectl {args:?}\n{}", out.describe());
+        out.stdout
+    };
+    let exists = |args: &[&str]| kubectl(&assets, &cp, args).status.success();
+    let ns = ["-n", TEST_NAMESPACE];
+
+    ok(&["create", "namespace", TEST_NAMESPACE]);
+    eventually(
+        "the service-account controller to add ServiceAccount default",
+        SHORT_TIMEOUT,
+        || exists(&[&["get", "serviceaccount", "default"][..], &ns].concat()),
+    );
+    let objects = cp.path().join("objects.yaml");
+    std::fs::write(&objects, OBJECTS).unwrap();
+    ok(&["apply", "-f", objects.to_str().unwrap()]);
+
+    // Garbage collection: a ConfigMap owned by another goes when its owner does.
+    let uid = ok(&[
+        &[
+            "get",
+            "configmap",
+            "owner",
+            "-o",
+            "jsonpath={.metadata.uid}",
+        ][..],
+        &ns,
+    ]
+    .concat());
+    let dependent = cp.path().join("dependent.yaml");
+    std::fs::write(
+        &dependent,
+        format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dependent\n  namespace: {TEST_NAMESPACE}\n  ownerReferences:\n  - apiVersion: v1\n    kind: ConfigMap\n    name: owner\n    uid: {uid}\n"
+        ),
+    )
+    .unwrap();
+    ok(&["apply", "-f", dependent.to_str().unwrap()]);
+    ok(&[&["delete", "configmap", "owner"][..], &ns].concat());
+    eventually(
+        "the garbage collector to delete the dependent ConfigMap",
+        Duration::from_secs(120),
+        || !exists(&[&["get", "configmap", "dependent"][..], &ns].concat()),
+    );
+
+    // The Deployment gets a ReplicaSet, and the ReplicaSet a Pod.
+    let owners = |kind: &str| {
+        kubectl(
+            &assets,
+            &cp,
+            &[
+                &["get", kind, "-l", "app=web"][..],
+                &ns,
+                &[
+                    "-o",
+                    "jsonpath={.items[*].metadata.ownerReferences[*].kind}",
+                ],
+            ]
+            .concat(),
+        )
+        .stdout
+    };
+    eventually(
+        "a ReplicaSet owned by the Deployment",
+        SHORT_TIMEOUT,
+        || owners("replicasets") == "Deployment",
+    );
+    eventually("a Pod owned by the ReplicaSet", SHORT_TIMEOUT, || {
+        owners("pods") == "ReplicaSet"
+    });
+
+    // A deleted namespace is emptied and finalized.
+    ok(&["delete", "namespace", TEST_NAMESPACE, "--wait=false"]);
+    eventually(
+        "the namespace controller to remove the deleted namespace",
+        Duration::from_secs(120),
+        || !exists(&["get", "namespace", TEST_NAMESPACE]),
+    );
 }
 
 #[test]
@@ -401,7 +529,11 @@ fn up_with_a_busy_port_fails_clearly() {
     let busy = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = busy.local_addr().unwrap().port().to_string();
 
-    for var in ["CONTROL_PLANE_APISERVER_PORT", "CONTROL_PLANE_ETCD_PORT"] {
+    for var in [
+        "CONTROL_PLANE_APISERVER_PORT",
+        "CONTROL_PLANE_ETCD_PORT",
+        "CONTROL_PLANE_CONTROLLER_MANAGER_PORT",
+    ] {
         let cp = ControlPlane {
             dir: TempDir::new().unwrap(),
         };

@@ -2,10 +2,12 @@
 //! `tests/support/control-plane up`: `make install`, `make run`, `make
 //! deploy`, `make build-installer`, `make undeploy` and `make uninstall`.
 //!
-//! There is no kubelet, so no pod ever runs: the test checks the objects the
-//! API server accepted. There is no kube-controller-manager either, so when
-//! `make undeploy` deletes the project's namespace the test finalizes the
-//! emptied namespace itself, the one job its namespace controller would do.
+//! The control plane runs kube-controller-manager, so the cluster reacts as
+//! one does: the manager's Deployment gets a ReplicaSet and a Pod, an object
+//! owned by a Guestbook is garbage-collected with it, and the namespace
+//! `make undeploy` deletes is emptied and finalized. There is no scheduler
+//! and no kubelet, so no Pod ever runs: the test checks the objects the API
+//! server accepted and what the controllers made of them.
 //!
 //! Needs Go, the module proxy and the control-plane binaries
 //! (KUBEBUILDER_ASSETS), so it is run by `scripts/test-all`.
@@ -15,7 +17,7 @@ mod common;
 use common::{empty_project_dir, kb, shared_tools_bin, stderr, stdout};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Output};
 use std::time::{Duration, Instant};
 
 const IMG: &str = "example.com/guestbook:v0.0.1";
@@ -23,7 +25,6 @@ const NAMESPACE: &str = "guestbook-system";
 
 /// Environment shared by every command of the test: the control plane's
 /// kubeconfig, its kubectl first on PATH, and the shared tools directory.
-#[derive(Clone)]
 struct Env {
     kubeconfig: PathBuf,
     path: String,
@@ -333,55 +334,111 @@ fn get_args<'a>(kind: &'a str, name: &'a str, namespace: &'a Option<String>) -> 
     args
 }
 
-/// While `make undeploy` waits for the namespace to go, stands in for the
-/// namespace controller: once the namespace is terminating (and so empty of
-/// the project's objects, which undeploy deleted one by one), finalize it.
-fn finalize_namespace_when_terminating(env: Env) -> std::thread::JoinHandle<()> {
-    std::thread::spawn(move || {
-        let started = Instant::now();
-        while started.elapsed() < Duration::from_secs(120) {
-            let phase = env.kubectl(&[
-                "get",
-                "namespace",
-                NAMESPACE,
-                "-o",
-                "jsonpath={.status.phase}",
-            ]);
-            if !phase.status.success() {
-                return; // gone
-            }
-            if stdout(&phase) == "Terminating" {
-                let body = format!(
-                    "{{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{{\"name\":\"{NAMESPACE}\"}},\"spec\":{{\"finalizers\":[]}}}}"
-                );
-                let mut child = env
-                    .command(
-                        Path::new("."),
-                        "kubectl",
-                        &[
-                            "replace",
-                            "--raw",
-                            &format!("/api/v1/namespaces/{NAMESPACE}/finalize"),
-                            "-f",
-                            "-",
-                        ],
-                    )
-                    .stdin(Stdio::piped())
-                    .stdout(Stdio::null())
-                    .spawn()
-                    .unwrap();
-                use std::io::Write;
-                child
-                    .stdin
-                    .take()
-                    .unwrap()
-                    .write_all(body.as_bytes())
-                    .unwrap();
-                let _ = child.wait();
-            }
-            std::thread::sleep(Duration::from_millis(500));
-        }
-    })
+/// Name of the ConfigMap the garbage-collection step makes dependent on the
+/// Guestbook sample.
+const OWNED: &str = "owned-by-guestbook-sample";
+
+/// Gives the Guestbook sample a dependent ConfigMap, deletes the sample, and
+/// waits for the garbage collector to delete the ConfigMap too.
+fn owned_object_goes_with_its_owner(dir: &Path, env: &Env) {
+    let sample = [
+        "guestbooks.webapp.example.com",
+        "guestbook-sample",
+        "-n",
+        "default",
+    ];
+    let uid = env.run(
+        Path::new("."),
+        "kubectl",
+        &[&["get"][..], &sample, &["-o", "jsonpath={.metadata.uid}"]].concat(),
+    );
+    assert!(!uid.is_empty(), "the sample has no uid");
+    std::fs::write(
+        dir.join("owned-configmap.yaml"),
+        format!(
+            "apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {OWNED}
+  namespace: default
+  ownerReferences:
+  - apiVersion: webapp.example.com/v1
+    kind: Guestbook
+    name: guestbook-sample
+    uid: {uid}
+data:
+  note: goes when its Guestbook goes
+"
+        ),
+    )
+    .unwrap();
+    env.run(dir, "kubectl", &["apply", "-f", "owned-configmap.yaml"]);
+    let owned_exists = || {
+        env.kubectl(&["get", "configmap", OWNED, "-n", "default"])
+            .status
+            .success()
+    };
+    // While its owner exists, the collector leaves the ConfigMap alone.
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(owned_exists(), "the ConfigMap went while its owner exists");
+    env.run(
+        Path::new("."),
+        "kubectl",
+        &[&["delete"][..], &sample].concat(),
+    );
+    wait_until(
+        "the garbage collector to delete the ConfigMap owned by the deleted sample",
+        Duration::from_secs(120),
+        || !owned_exists(),
+    );
+}
+
+/// The names of the owners of the objects of `kind` that carry the manager's
+/// label in the project's namespace.
+fn manager_owners(env: &Env, kind: &str) -> Vec<String> {
+    let out = env.kubectl(&[
+        "get",
+        kind,
+        "-n",
+        NAMESPACE,
+        "-l",
+        "control-plane=controller-manager",
+        "-o",
+        "jsonpath={.items[*].metadata.ownerReferences[*].name}",
+    ]);
+    stdout(&out)
+        .split_whitespace()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Waits for the manager's Deployment to get a ReplicaSet, and for that
+/// ReplicaSet to create the manager's Pod (Pending: nothing schedules it).
+fn deployment_gets_replicaset_and_pod(env: &Env) {
+    wait_until(
+        "a ReplicaSet owned by Deployment guestbook-controller-manager",
+        Duration::from_secs(60),
+        || manager_owners(env, "replicasets") == ["guestbook-controller-manager"],
+    );
+    let replica_set = env.run(
+        Path::new("."),
+        "kubectl",
+        &[
+            "get",
+            "replicasets",
+            "-n",
+            NAMESPACE,
+            "-l",
+            "control-plane=controller-manager",
+            "-o",
+            "jsonpath={.items[0].metadata.name}",
+        ],
+    );
+    wait_until(
+        &format!("a Pod owned by ReplicaSet {replica_set}"),
+        Duration::from_secs(60),
+        || manager_owners(env, "pods") == [replica_set.clone()],
+    );
 }
 
 #[test]
@@ -496,7 +553,12 @@ fn install_run_deploy_undeploy_against_a_real_api_server() {
     );
 
     step(
-        "make deploy: every object of the kustomize output is accepted",
+        "garbage collection: a ConfigMap owned by the sample goes with it",
+        || owned_object_goes_with_its_owner(&dir, &env),
+    );
+
+    step(
+        "make deploy: every object of the kustomize output is accepted; the Deployment gets a ReplicaSet and a Pod",
         || {
             install_cert_manager_crds(&env);
             env.run(&dir, "make", &["deploy", &format!("IMG={IMG}")]);
@@ -562,6 +624,7 @@ fn install_run_deploy_undeploy_against_a_real_api_server() {
                 );
             }
             eprintln!("    {} objects accepted", objects.len());
+            deployment_gets_replicaset_and_pod(&env);
         },
     );
 
@@ -591,9 +654,9 @@ fn install_run_deploy_undeploy_against_a_real_api_server() {
     step(
         "make undeploy and make uninstall remove everything; again with ignore-not-found=true",
         || {
-            let finalizer = finalize_namespace_when_terminating(env.clone());
-            env.run(&dir, "make", &["undeploy"]);
-            finalizer.join().unwrap();
+            // kubectl waits until the namespace is gone, which takes the
+            // namespace controller; a bound keeps a hang from stalling the suite.
+            env.run(&dir, "timeout", &["300", "make", "undeploy"]);
             env.run(&dir, "make", &["uninstall", "ignore-not-found=true"]);
             for (kind, name) in [
                 ("namespace", NAMESPACE),

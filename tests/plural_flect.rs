@@ -1,5 +1,5 @@
 //! `kubebuilder_rs::resource::plural::pluralize` against the Go library it imitates,
-//! github.com/gobuffalo/flect, at the version that controller-tools v0.21.0
+//! github.com/gobuffalo/flect, at the version that controller-tools v0.23.0
 //! and kubebuilder v4.15.0 require.
 //!
 //! A small Go program (built in a temp dir with its own go.mod) pluralizes
@@ -16,7 +16,7 @@ use std::process::{Command, Stdio};
 
 use kubebuilder_rs::resource::plural::pluralize;
 
-/// The flect version required by controller-tools v0.21.0 and kubebuilder
+/// The flect version required by controller-tools v0.23.0 and kubebuilder
 /// v4.15.0 (see their go.mod files).
 const FLECT_VERSION: &str = "v1.0.3";
 

@@ -87,4 +87,16 @@ mod tests {
         );
         assert!(core_group("crew").is_none());
     }
+
+    #[test]
+    fn the_table_follows_k8s_io_api_v0_37() {
+        assert!(check_core_kind("scheduling", "v1alpha3", "CompositePodGroup").is_ok());
+        assert!(check_core_kind("scheduling", "v1beta1", "Workload").is_ok());
+        assert!(check_core_kind("scheduling", "v1alpha2", "PodGroup").is_err());
+        assert!(check_core_kind("certificates", "v1", "PodCertificateRequest").is_ok());
+        assert!(check_core_kind("resource", "v1", "DeviceTaintRule").is_ok());
+        // Groups new in v0.37 stay free for a project's own API.
+        assert!(core_group("lifecycle").is_none());
+        assert!(core_group("storagemigration").is_none());
+    }
 }

@@ -5,7 +5,7 @@
 //! `flect.Pluralize(strings.ToLower(kind))` and controller-gen names CRD files
 //! `<group>.<domain>_<plural>.yaml` with the same function, so the plural we
 //! write must be byte-for-byte the one those tools compute — including their
-//! oddities. Both controller-tools v0.21.0 and kubebuilder v4.15.0 require
+//! oddities. Both controller-tools v0.23.0 and kubebuilder v4.15.0 require
 //! flect v1.0.3; the tables below are that version's data.
 //!
 //! # How flect decides

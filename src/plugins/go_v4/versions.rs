@@ -72,8 +72,8 @@ mod tests {
     fn versions_file_parses_and_pins_the_expected_lines() {
         let v = super::versions();
         assert_eq!(v.go_minor, "1.26");
-        assert!(v.controller_runtime.starts_with("v0.24."));
-        assert!(v.k8s_api.starts_with("v0.36."));
-        assert!(v.kubernetes.starts_with("1.36."));
+        assert!(v.controller_runtime.starts_with("v0.25."));
+        assert!(v.k8s_api.starts_with("v0.37."));
+        assert!(v.kubernetes.starts_with("1.37."));
     }
 }
