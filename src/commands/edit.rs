@@ -81,7 +81,10 @@ pub(crate) fn plan_added_plugin(
     let ctx = EditContext {
         dir,
         project: &original,
-        request: &EditRequest::default(),
+        request: &EditRequest {
+            regenerating: true,
+            ..EditRequest::default()
+        },
         flags: &flags,
     };
     plugin.edit(&ctx, &mut out)?;
@@ -105,6 +108,7 @@ fn request_from_args(args: &EditArgs) -> Result<EditRequest> {
         license,
         owner: args.owner.clone(),
         force: args.force,
+        regenerating: false,
     })
 }
 

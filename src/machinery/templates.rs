@@ -73,6 +73,26 @@ impl Context {
     }
 }
 
+/// The tag delimiters of a plugin's templates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Syntax {
+    /// Jinja's own: `{{ value }}`, `{% if %}`, `{# note #}`.
+    Jinja,
+    /// `[[ value ]]`, `[% if %]`, `[# note #]`: for templates whose output is
+    /// itself a Go template (a Helm chart), so its `{{ }}` is plain text.
+    Brackets,
+}
+
+impl Syntax {
+    /// The opening delimiters of an expression, a statement and a comment.
+    fn openers(self) -> [&'static str; 3] {
+        match self {
+            Syntax::Jinja => ["{{", "{%", "{#"],
+            Syntax::Brackets => ["[[", "[%", "[#"],
+        }
+    }
+}
+
 /// Some templates of one plugin, ready to render.
 ///
 /// Only the folders a command asks for are listed, and a template is parsed
@@ -86,12 +106,19 @@ pub struct Templates {
     env: RefCell<Environment<'static>>,
     /// The plugin folder, for error messages.
     plugin: String,
+    /// The templates' tag delimiters.
+    syntax: Syntax,
 }
 
 impl Templates {
     /// Lists the templates under `scaffolds/<plugin>/<folder>/` for each of
     /// `folders` (for example `go/v4` and `["init", "licenses"]`).
     pub fn load(plugin: &str, folders: &[&str]) -> Result<Self> {
+        Self::load_with(plugin, folders, Syntax::Jinja)
+    }
+
+    /// Like [`Templates::load`], for templates written with `syntax`.
+    pub fn load_with(plugin: &str, folders: &[&str], syntax: Syntax) -> Result<Self> {
         let plugin_dir = SCAFFOLDS
             .get_dir(plugin)
             .ok_or_else(|| anyhow!("no templates embedded for plugin {plugin}"))?;
@@ -104,8 +131,9 @@ impl Templates {
         }
         Ok(Self {
             sources: sources.into_iter().collect(),
-            env: RefCell::new(environment()),
+            env: RefCell::new(environment(syntax)?),
             plugin: plugin.to_string(),
+            syntax,
         })
     }
 
@@ -115,7 +143,7 @@ impl Templates {
             .sources
             .get_key_value(name)
             .ok_or_else(|| anyhow!("cannot render template {name}: it is not loaded"))?;
-        if !has_tags(source) {
+        if !has_tags(source, self.syntax) {
             return Ok(source.to_string());
         }
         if self.env.borrow().get_template(name).is_err() {
@@ -159,17 +187,26 @@ impl Templates {
 /// An environment that renders templates as this tool always has: text is never
 /// escaped, a template's last newline is kept, and printing an undefined
 /// value is an error (testing one in `{% if %}` is not).
-fn environment() -> Environment<'static> {
+fn environment(syntax: Syntax) -> Result<Environment<'static>> {
     let mut env = Environment::new();
+    if syntax == Syntax::Brackets {
+        let config = minijinja::syntax::SyntaxConfig::builder()
+            .block_delimiters("[%", "%]")
+            .variable_delimiters("[[", "]]")
+            .comment_delimiters("[#", "#]")
+            .build()
+            .map_err(|e| anyhow!("bad template syntax: {e}"))?;
+        env.set_syntax(config);
+    }
     env.set_auto_escape_callback(|_| AutoEscape::None);
     env.set_keep_trailing_newline(true);
     env.set_undefined_behavior(UndefinedBehavior::SemiStrict);
-    env
+    Ok(env)
 }
 
 /// Whether `source` holds any template tag (expression, statement or comment).
-fn has_tags(source: &str) -> bool {
-    ["{{", "{%", "{#"].iter().any(|open| source.contains(open))
+fn has_tags(source: &str, syntax: Syntax) -> bool {
+    syntax.openers().iter().any(|open| source.contains(open))
 }
 
 /// Collects `(name, source)` for every `.jinja` file below `dir`, with names
@@ -209,8 +246,11 @@ fn error_chain(error: &minijinja::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::{
-        SCAFFOLDS, TEMPLATE_SUFFIX, TemplateFile, collect_templates, environment, has_tags,
+        SCAFFOLDS, Syntax, TEMPLATE_SUFFIX, TemplateFile, collect_templates, environment, has_tags,
     };
+
+    /// Folder of the one plugin whose templates use [`Syntax::Brackets`].
+    const BRACKETED: &str = "helm/";
 
     /// Templates are parsed only when rendered, so check here that every
     /// embedded template parses.
@@ -219,9 +259,15 @@ mod tests {
         let mut sources = Vec::new();
         collect_templates(&SCAFFOLDS, &SCAFFOLDS, &mut sources);
         assert!(sources.len() > 50, "{} templates", sources.len());
-        let mut env = environment();
+        let mut jinja = environment(Syntax::Jinja).unwrap();
+        let mut brackets = environment(Syntax::Brackets).unwrap();
         for (name, source) in sources {
             assert!(name.ends_with(TEMPLATE_SUFFIX));
+            let env = if name.starts_with(BRACKETED) {
+                &mut brackets
+            } else {
+                &mut jinja
+            };
             env.add_template(name, source)
                 .unwrap_or_else(|e| panic!("{name}: {}", super::error_chain(&e)));
         }
@@ -229,7 +275,7 @@ mod tests {
 
     #[test]
     fn rendering_keeps_text_as_written() {
-        let mut env = environment();
+        let mut env = environment(Syntax::Jinja).unwrap();
         env.add_template("t", "{{ v }} & <b>\n{% if missing %}no{% endif %}\n")
             .unwrap();
         let template = env.get_template("t").unwrap();
@@ -242,10 +288,22 @@ mod tests {
 
     #[test]
     fn text_without_tags_is_not_a_template() {
-        assert!(!has_tags("a: {b}\n"));
-        assert!(has_tags("{{ repo }}"));
-        assert!(has_tags("{% raw %}x{% endraw %}"));
-        assert!(has_tags("{# note #}"));
+        assert!(!has_tags("a: {b}\n", Syntax::Jinja));
+        assert!(has_tags("{{ repo }}", Syntax::Jinja));
+        assert!(has_tags("{% raw %}x{% endraw %}", Syntax::Jinja));
+        assert!(has_tags("{# note #}", Syntax::Jinja));
+        assert!(!has_tags("a: {{ .Values.b }}\n", Syntax::Brackets));
+        assert!(has_tags("[[ name ]]", Syntax::Brackets));
+    }
+
+    #[test]
+    fn bracket_syntax_leaves_go_templates_alone() {
+        let mut env = environment(Syntax::Brackets).unwrap();
+        env.add_template("t", "[[ p ]]: {{ .Values.x }}[% if no %]![% endif %]\n")
+            .unwrap();
+        let context = std::collections::BTreeMap::from([("p", "name")]);
+        let text = env.get_template("t").unwrap().render(context).unwrap();
+        assert_eq!(text, "name: {{ .Values.x }}\n");
     }
 
     #[test]

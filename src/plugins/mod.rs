@@ -12,6 +12,7 @@ pub mod chain;
 pub mod flags;
 pub mod go_v4;
 pub mod grafana_v1alpha;
+pub mod helm_v2alpha;
 pub mod kustomize_v2;
 
 pub use chain::{Bundle, Chain};
@@ -30,6 +31,7 @@ pub static PLUGINS: &[&dyn Plugin] = &[
     &go_v4::GoBase,
     &kustomize_v2::Kustomize,
     &grafana_v1alpha::Grafana,
+    &helm_v2alpha::Helm,
 ];
 
 /// Keys that stand for several plugins.
@@ -131,6 +133,9 @@ pub struct EditRequest {
     pub owner: Option<String>,
     /// Rewrite the scaffolded files a setting depends on.
     pub force: bool,
+    /// Run by `alpha generate` in a freshly scaffolded tree, where files the
+    /// toolchain builds (such as the kustomize output) do not exist yet.
+    pub regenerating: bool,
 }
 
 /// What every plugin gets for `edit`.

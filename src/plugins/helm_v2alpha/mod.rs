@@ -1,0 +1,349 @@
+//! `helm.kubebuilder.io/v2-alpha` (short `helm/v2-alpha`): a Helm chart of
+//! the project, built from its kustomize output with
+//! `edit --plugins helm/v2-alpha [--manifests dist/install.yaml] [--output-dir dist] [--force]`.
+//!
+//! The chart goes to `<output-dir>/chart/`: every object of the manifests
+//! file becomes a template in the folder of its area (`crd/`, `rbac/`,
+//! `webhook/`, `cert-manager/`, …) with the release's names and namespace,
+//! switched by values; the manager's Deployment and metrics Service, the
+//! helpers, NOTES.txt and the default network policies and ServiceMonitor
+//! come from this plugin's own templates; values.yaml holds the manager's
+//! settings read from the output. The project also gets Helm targets in its
+//! Makefile and `.github/workflows/test-chart.yml`.
+//!
+//! Re-running rewrites the templates built from the output. Chart.yaml is
+//! never rewritten; values.yaml, `.helmignore`, `_helpers.tpl`, NOTES.txt,
+//! the network policies and the workflow are kept unless `--force` is given,
+//! and a kept values.yaml only gains the sections it lacks. PROJECT records
+//! `manifests` and `output` under the plugin's key; later runs use them
+//! when the flags are not given.
+//!
+//! The plugin reads only `config/`'s output, so it serves every layout whose
+//! manifests are kustomize/v2's.
+
+mod manifests;
+mod objects;
+mod values;
+
+use super::flags::text_flag;
+use super::{EditContext, Hook, Output, Plugin, Role};
+use crate::machinery::rewrite::read_if_present;
+use crate::machinery::{Change, Context, Syntax, Templates};
+use crate::project::ProjectFile;
+use anyhow::{Result, bail};
+use manifests::Manifests;
+use serde_norway::{Mapping, Value};
+use std::path::{Component, Path, PathBuf};
+use values::Values;
+
+/// The plugin's key.
+pub const KEY: &str = "helm.kubebuilder.io/v2-alpha";
+
+/// Folder of this plugin's templates under `scaffolds/`.
+const TEMPLATE_DIR: &str = "helm/v2-alpha";
+
+/// The kustomize output `make build-installer` writes.
+const DEFAULT_MANIFESTS: &str = "dist/install.yaml";
+
+/// The folder the chart folder goes to.
+const DEFAULT_OUTPUT: &str = "dist";
+
+/// The helm release `make install-helm` builds.
+const HELM_VERSION: &str = "v3.22.0";
+
+/// The chart's own file, relative to the chart folder: written once, never rewritten.
+const CHART_FILE: &str = "Chart.yaml";
+
+/// The chart's values, relative to the chart folder.
+const VALUES_FILE: &str = "values.yaml";
+
+/// Files relative to the chart folder that are kept unless `--force` is given.
+const KEPT_FILES: &[&str] = &[
+    ".helmignore",
+    "templates/_helpers.tpl",
+    "templates/NOTES.txt",
+    "templates/network-policy/allow-metrics-traffic.yaml",
+    "templates/network-policy/allow-webhook-traffic.yaml",
+];
+
+/// The workflow that tests the chart; kept unless `--force` is given.
+const WORKFLOW: &str = ".github/workflows/test-chart.yml";
+
+/// The helm/v2-alpha plugin.
+pub struct Helm;
+
+impl Plugin for Helm {
+    fn key(&self) -> &'static str {
+        KEY
+    }
+
+    fn short_name(&self) -> Option<&'static str> {
+        Some("helm/v2-alpha")
+    }
+
+    fn template_dir(&self) -> &'static str {
+        TEMPLATE_DIR
+    }
+
+    fn role(&self) -> Role {
+        Role::Optional
+    }
+
+    fn flags(&self, hook: Hook) -> Vec<clap::Arg> {
+        if hook != Hook::Edit {
+            return Vec::new();
+        }
+        vec![
+            text_flag(
+                "manifests",
+                "helm/v2-alpha: the kustomize output the chart is built from [default: dist/install.yaml, or what PROJECT records]",
+            ),
+            text_flag(
+                "output-dir",
+                "helm/v2-alpha: the folder the chart/ folder goes to [default: dist, or what PROJECT records]",
+            ),
+        ]
+    }
+
+    fn edit(&self, ctx: &EditContext, out: &mut Output) -> Result<()> {
+        let settings = Settings::resolve(ctx)?;
+        let name = chart_name(ctx.project)?;
+        let templates = Templates::load_with(TEMPLATE_DIR, &["edit"], Syntax::Brackets)?;
+        let mut context = Context::new();
+        context.insert("name", &name);
+        context.insert("chart_dir", &settings.chart_dir());
+        context.insert("helm_version", HELM_VERSION);
+        plan_project_files(ctx, &templates, &context, out)?;
+        match read_if_present(ctx.dir, Path::new(&settings.manifests))? {
+            Some(text) => {
+                let manifests = Manifests::parse(&text, &settings.manifests)?;
+                plan_chart(ctx, &settings, &manifests, &templates, context, out)?;
+                out.notes.push(format!(
+                    "The chart is in {}. Install it with `make helm-deploy IMG=<image>`; run `make build-installer` and this command again after changing APIs, webhooks or config/.",
+                    settings.chart_dir()
+                ));
+            }
+            None if ctx.request.regenerating => {}
+            None => bail!(
+                "{} does not exist: run `make build-installer` first (the chart is built from its kustomize output), or name the file with --manifests",
+                settings.manifests
+            ),
+        }
+        out.configs.push((KEY, settings.config()));
+        Ok(())
+    }
+}
+
+/// Where the chart comes from and goes to.
+#[derive(Debug, Clone)]
+struct Settings {
+    /// The manifests file, relative to the project.
+    manifests: String,
+    /// The folder holding `chart/`, relative to the project.
+    output: String,
+}
+
+impl Settings {
+    /// The flags given, else what PROJECT records, else the defaults.
+    fn resolve(ctx: &EditContext) -> Result<Self> {
+        let recorded = ctx.project.plugins.get(KEY);
+        let pick = |flag: &str, key: &str, default: &str| -> Result<String> {
+            let value = ctx
+                .flags
+                .text(flag)
+                .map(str::to_string)
+                .or_else(|| recorded_text(recorded, key))
+                .unwrap_or_else(|| default.to_string());
+            check_inside(flag, &value)?;
+            Ok(value.trim_end_matches('/').to_string())
+        };
+        Ok(Self {
+            manifests: pick("manifests", "manifests", DEFAULT_MANIFESTS)?,
+            output: pick("output-dir", "output", DEFAULT_OUTPUT)?,
+        })
+    }
+
+    /// The chart folder, relative to the project.
+    fn chart_dir(&self) -> String {
+        format!("{}/chart", self.output)
+    }
+
+    /// A file of the chart, relative to the project.
+    fn chart_path(&self, relative: &str) -> PathBuf {
+        Path::new(&self.chart_dir()).join(relative)
+    }
+
+    /// The PROJECT section: `manifests` and `output`.
+    fn config(&self) -> Value {
+        let mut map = Mapping::new();
+        map.insert("manifests".into(), self.manifests.clone().into());
+        map.insert("output".into(), self.output.clone().into());
+        Value::Mapping(map)
+    }
+}
+
+/// A text key of the plugin's PROJECT section.
+fn recorded_text(section: Option<&Value>, key: &str) -> Option<String> {
+    section?.get(key)?.as_str().map(str::to_string)
+}
+
+/// Refuses a path that is empty, absolute or leaves the project.
+fn check_inside(flag: &str, value: &str) -> Result<()> {
+    let path = Path::new(value);
+    let escapes = path.components().any(|c| {
+        matches!(
+            c,
+            Component::ParentDir | Component::RootDir | Component::Prefix(_)
+        )
+    });
+    if value.trim().is_empty() || escapes {
+        bail!("--{flag} {value:?} is not allowed: give a relative path inside the project");
+    }
+    Ok(())
+}
+
+/// The chart's name: the project name.
+fn chart_name(project: &ProjectFile) -> Result<String> {
+    match project.project_name.as_deref() {
+        Some(name) if !name.is_empty() => Ok(name.to_string()),
+        _ => bail!("PROJECT has no `projectName`, which names the chart; add it"),
+    }
+}
+
+/// The Makefile's Helm targets (once: a Makefile that has `helm-deploy`
+/// keeps its own) and the chart's workflow.
+fn plan_project_files(
+    ctx: &EditContext,
+    templates: &Templates,
+    context: &Context,
+    out: &mut Output,
+) -> Result<()> {
+    let makefile = read_if_present(ctx.dir, Path::new("Makefile"))?;
+    let has_targets = |text: &String| text.lines().any(|l| l.starts_with("helm-deploy:"));
+    if makefile.as_ref().is_some_and(|text| !has_targets(text)) {
+        out.plan.push(Change::Append {
+            path: "Makefile".into(),
+            text: templates.render("edit/makefile/helm-targets.mk.jinja", context)?,
+        });
+    }
+    let contents = templates.render(&format!("edit/project/{WORKFLOW}.jinja"), context)?;
+    out.plan
+        .push(kept(WORKFLOW.into(), contents, ctx.request.force));
+    Ok(())
+}
+
+/// Every file of the chart.
+fn plan_chart(
+    ctx: &EditContext,
+    settings: &Settings,
+    manifests: &Manifests,
+    templates: &Templates,
+    mut context: Context,
+    out: &mut Output,
+) -> Result<()> {
+    let name = chart_name(ctx.project)?;
+    let values = Values::from_manifests(manifests)?;
+    context.insert("v", &values);
+    let converted = objects::templates(manifests, &name)?;
+    let taken = |relative: &str| {
+        converted
+            .iter()
+            .any(|t| format!("templates/{}", t.path) == relative)
+    };
+    for template in templates.tree("edit/chart") {
+        let relative = template.output.to_string_lossy().into_owned();
+        if taken(&relative) {
+            continue;
+        }
+        let contents = templates.render(&template.name, &context)?;
+        let path = settings.chart_path(&relative);
+        out.plan.push(match relative.as_str() {
+            CHART_FILE => Change::CreateIfMissing { path, contents },
+            VALUES_FILE => values_change(ctx, path, contents)?,
+            kept_file if KEPT_FILES.contains(&kept_file) => kept(path, contents, ctx.request.force),
+            _ => Change::Write { path, contents },
+        });
+    }
+    for template in converted {
+        out.plan.push(Change::Write {
+            path: settings.chart_path(&format!("templates/{}", template.path)),
+            contents: template.contents,
+        });
+    }
+    Ok(())
+}
+
+/// A file kept once it exists, unless `force`.
+fn kept(path: PathBuf, contents: String, force: bool) -> Change {
+    if force {
+        Change::Write { path, contents }
+    } else {
+        Change::CreateIfMissing { path, contents }
+    }
+}
+
+/// values.yaml: written when missing or with `--force`; otherwise the
+/// user's file is kept and gains only the top-level sections it lacks.
+fn values_change(ctx: &EditContext, path: PathBuf, contents: String) -> Result<Change> {
+    let existing = read_if_present(ctx.dir, &path)?;
+    let Some(existing) = existing.filter(|_| !ctx.request.force) else {
+        return Ok(Change::Write { path, contents });
+    };
+    let missing = missing_sections(&existing, &contents);
+    Ok(if missing.is_empty() {
+        Change::CreateIfMissing { path, contents }
+    } else {
+        Change::Append {
+            path,
+            text: missing,
+        }
+    })
+}
+
+/// The blocks of `fresh` (separated by blank lines) whose top-level key
+/// `existing` does not have, each with its comment lines.
+fn missing_sections(existing: &str, fresh: &str) -> String {
+    let has_key = |key: &str| {
+        existing
+            .lines()
+            .any(|line| line.starts_with(&format!("{key}:")))
+    };
+    let mut out = String::new();
+    for block in fresh.split("\n\n") {
+        let key = block
+            .lines()
+            .find(|line| line.chars().next().is_some_and(|c| c.is_ascii_alphabetic()))
+            .and_then(|line| line.split(':').next());
+        if key.is_some_and(|key| !has_key(key)) {
+            out.push('\n');
+            out.push_str(block.trim_end());
+            out.push('\n');
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kept_values_file_gains_only_missing_sections() {
+        let existing = "manager:\n  replicas: 3\n\ncrd:\n  enabled: true\n";
+        let fresh = "# top\n\n## The manager.\nmanager:\n  replicas: 1\n\n## Webhooks.\nwebhook:\n  enabled: true\n\ncrd:\n  enabled: false\n";
+        assert_eq!(
+            missing_sections(existing, fresh),
+            "\n## Webhooks.\nwebhook:\n  enabled: true\n"
+        );
+        assert_eq!(missing_sections(fresh, fresh), "");
+    }
+
+    #[test]
+    fn paths_must_stay_inside_the_project() {
+        for bad in ["/tmp/x", "../x", "a/../../b", ""] {
+            let error = check_inside("output-dir", bad).unwrap_err().to_string();
+            assert!(error.starts_with("--output-dir"), "{error}");
+        }
+        check_inside("output-dir", "charts/main").unwrap();
+    }
+}
