@@ -1,0 +1,251 @@
+//! A test control plane (`tests/support/control-plane up`) and what the
+//! slow tests do with it: run commands against it, wait for objects, run a
+//! process in the background, install cert-manager's CRDs.
+
+use super::{shared_tools_bin, stderr, stdout};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output};
+use std::time::{Duration, Instant};
+
+/// The cert-manager release whose CRDs the tests install (plain YAML in
+/// the Go module's `deploy/crds/`).
+const CERT_MANAGER: &str = "github.com/cert-manager/cert-manager@v1.21.2";
+
+/// Environment shared by every command of the test: the control plane's
+/// kubeconfig, its kubectl first on PATH, and the shared tools directory.
+pub struct Env {
+    pub kubeconfig: PathBuf,
+    pub path: String,
+}
+
+impl Env {
+    /// A command with this environment, run in `dir`.
+    pub fn command(&self, dir: &Path, program: &str, args: &[&str]) -> Command {
+        let mut cmd = Command::new(program);
+        cmd.args(args)
+            .current_dir(dir)
+            .env("KUBECONFIG", &self.kubeconfig)
+            .env("PATH", &self.path)
+            .env("LOCALBIN", shared_tools_bin());
+        cmd
+    }
+
+    /// Runs a command and returns its output, panicking with the command,
+    /// its output and the API server's answer when it fails.
+    pub fn run(&self, dir: &Path, program: &str, args: &[&str]) -> String {
+        let output = self
+            .command(dir, program, args)
+            .output()
+            .expect("command starts");
+        assert!(
+            output.status.success(),
+            "`{program} {}` failed ({}):\nstdout:\n{}\nstderr (the API server's answer, if any):\n{}",
+            args.join(" "),
+            output.status,
+            stdout(&output),
+            stderr(&output)
+        );
+        stdout(&output)
+    }
+
+    /// Runs kubectl and returns its output (success or not).
+    pub fn kubectl(&self, args: &[&str]) -> Output {
+        self.command(Path::new("."), "kubectl", args)
+            .output()
+            .expect("kubectl starts")
+    }
+}
+
+/// Runs one step, printing what it checked and how long it took.
+pub fn step<T>(name: &str, body: impl FnOnce() -> T) -> T {
+    eprintln!("==> {name}");
+    let started = Instant::now();
+    let value = body();
+    eprintln!("    ok: {name} ({:.1}s)", started.elapsed().as_secs_f64());
+    value
+}
+
+/// Polls `check` every half second until it returns true or `limit` passes.
+pub fn wait_until(what: &str, limit: Duration, mut check: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !check() {
+        assert!(
+            started.elapsed() < limit,
+            "timed out after {limit:?} waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}
+
+/// A control plane from `tests/support/control-plane up`, stopped on drop.
+pub struct ControlPlane {
+    pub dir: tempfile::TempDir,
+}
+
+impl ControlPlane {
+    pub fn up() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let output = Command::new(script())
+            .arg("up")
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "control-plane up failed: {}",
+            stderr(&output)
+        );
+        Self { dir }
+    }
+
+    pub fn kubeconfig(&self) -> PathBuf {
+        self.dir.path().join("kubeconfig")
+    }
+
+    /// Stops the control plane; returns whether `down` succeeded.
+    pub fn down(&self) -> bool {
+        Command::new(script())
+            .arg("down")
+            .arg(self.dir.path())
+            .status()
+            .is_ok_and(|s| s.success())
+    }
+
+    /// The API server's port, from the file `up` writes.
+    pub fn apiserver_port(&self) -> u16 {
+        let env = std::fs::read_to_string(self.dir.path().join("control-plane.env")).unwrap();
+        env.lines()
+            .find_map(|line| line.strip_prefix("APISERVER_PORT="))
+            .and_then(|port| port.trim().parse().ok())
+            .expect("APISERVER_PORT in control-plane.env")
+    }
+}
+
+impl Drop for ControlPlane {
+    fn drop(&mut self) {
+        self.down();
+    }
+}
+
+/// A process group started in the background, interrupted on drop.
+pub struct Background {
+    pub child: Child,
+}
+
+impl Background {
+    /// Sends SIGINT to the whole group and waits up to `limit` for the exit.
+    pub fn interrupt(&mut self, limit: Duration) -> bool {
+        let group = format!("-{}", self.child.id());
+        let _ = Command::new("kill").args(["-INT", "--", &group]).status();
+        let started = Instant::now();
+        while started.elapsed() < limit {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        false
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        if !self.interrupt(Duration::from_secs(10)) {
+            let group = format!("-{}", self.child.id());
+            let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+pub fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/control-plane")
+}
+
+pub fn assets() -> PathBuf {
+    PathBuf::from(
+        std::env::var_os("KUBEBUILDER_ASSETS")
+            .expect("KUBEBUILDER_ASSETS is not set; run through scripts/test-all"),
+    )
+}
+
+/// An environment pointing at `plane`.
+pub fn env_for(plane: &ControlPlane) -> Env {
+    let path = format!(
+        "{}:{}",
+        assets().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    Env {
+        kubeconfig: plane.kubeconfig(),
+        path,
+    }
+}
+
+/// `(kind, name, namespace)` of every object in a multi-document YAML stream.
+pub fn objects(yaml: &str) -> Vec<(String, String, Option<String>)> {
+    yaml.split("\n---\n")
+        .filter_map(|doc| serde_norway::from_str::<serde_norway::Value>(doc).ok())
+        .filter_map(|value| {
+            let kind = value.get("kind")?.as_str()?.to_string();
+            let metadata = value.get("metadata")?;
+            let name = metadata.get("name")?.as_str()?.to_string();
+            let namespace = metadata
+                .get("namespace")
+                .and_then(|n| n.as_str())
+                .map(str::to_string);
+            Some((kind, name, namespace))
+        })
+        .collect()
+}
+
+/// Installs cert-manager's Certificate and Issuer CRDs, as that release
+/// ships them in its Go module (from the module proxy), and waits until
+/// they are served. No cert-manager controller runs.
+pub fn install_cert_manager_crds(env: &Env) {
+    let crds = go_module_dir(CERT_MANAGER).join("deploy/crds");
+    for file in [
+        "cert-manager.io_certificates.yaml",
+        "cert-manager.io_issuers.yaml",
+    ] {
+        let path = crds.join(file);
+        env.run(
+            Path::new("."),
+            "kubectl",
+            &["apply", "--server-side", "-f", path.to_str().unwrap()],
+        );
+    }
+    env.run(
+        Path::new("."),
+        "kubectl",
+        &[
+            "wait",
+            "--for=condition=Established",
+            "--timeout=60s",
+            "crd/certificates.cert-manager.io",
+            "crd/issuers.cert-manager.io",
+        ],
+    );
+}
+
+/// The directory of a Go module version (`path@version`) in the module
+/// cache, downloaded through the module proxy when missing.
+pub fn go_module_dir(module: &str) -> PathBuf {
+    let output = Command::new("go")
+        .args(["mod", "download", "-json", module])
+        .output()
+        .expect("go starts");
+    assert!(
+        output.status.success(),
+        "go mod download {module} failed: {}{}",
+        stdout(&output),
+        stderr(&output)
+    );
+    let info = stdout(&output);
+    let dir = info
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("\"Dir\": \""))
+        .and_then(|rest| rest.strip_suffix("\","))
+        .unwrap_or_else(|| panic!("no Dir in `go mod download -json {module}`: {info}"));
+    PathBuf::from(dir)
+}
