@@ -45,7 +45,7 @@ pub fn run(args: &GenerateArgs, cwd: &Path) -> Result<()> {
     let staging = Staging::new()?;
     let license = chain.iter().find_map(|p| p.current_license(&input));
     let steps = replay::steps(&original.file, &chain, license, args.skip_go_version_check)?;
-    scaffold(&chain, &steps, &staging.path)?;
+    scaffold(&chain, &steps, &original.file, &staging.path)?;
     keep_unknown_keys(&original, &staging.path)?;
     let new_tree = read_tree(&staging.path, &[])?;
 
@@ -131,8 +131,14 @@ fn check_output_dir(output: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Runs `steps` in the empty directory `dir`, with the project's `chain`.
-fn scaffold(chain: &Chain, steps: &[Step], dir: &Path) -> Result<()> {
+/// Runs `steps` in the empty directory `dir`, with the project's `chain`;
+/// optional plugins get the PROJECT sections `original` records for them.
+fn scaffold(
+    chain: &Chain,
+    steps: &[Step],
+    original: &project::ProjectFile,
+    dir: &Path,
+) -> Result<()> {
     for step in steps {
         let plan = match step {
             Step::Init(options, flags) => super::init::plan(chain, options, flags, dir)?,
@@ -155,7 +161,8 @@ fn scaffold(chain: &Chain, steps: &[Step], dir: &Path) -> Result<()> {
             }
             Step::AddPlugin(key) => {
                 let mut project = Project::load(dir)?;
-                super::edit::plan_added_plugin(key, dir, &mut project)?
+                let section = original.plugins.get(*key).cloned();
+                super::edit::plan_added_plugin(key, section, dir, &mut project)?
             }
         };
         plan.resolve(dir, false)?.apply()?;

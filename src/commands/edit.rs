@@ -67,14 +67,19 @@ pub fn run(args: &EditArgs, plugins: Option<&str>, flags: &Flags, dir: &Path) ->
 }
 
 /// Plans `edit --plugins <key>` with no setting changed, for `alpha generate`:
-/// the plugin's files and its PROJECT section.
+/// the plugin's files and its PROJECT section. `section` is what the original
+/// PROJECT records for the plugin (its settings), if anything.
 pub(crate) fn plan_added_plugin(
     key: &str,
+    section: Option<serde_norway::Value>,
     dir: &Path,
     project: &mut Project,
 ) -> Result<crate::machinery::Plan> {
     let plugin =
         crate::plugins::by_key(key).ok_or_else(|| anyhow::anyhow!("unknown plugin {key:?}"))?;
+    if let Some(section) = section {
+        crate::project::bookkeeping::record_plugin(&mut project.file, key, section);
+    }
     let mut out = Output::default();
     let original = project.file.clone();
     let flags = Flags::defaults(crate::plugins::Hook::Edit);

@@ -1,0 +1,349 @@
+//! helm/v2-alpha through the CLI: the chart built from a kustomize output,
+//! what re-running keeps and rewrites, its flags, PROJECT section and
+//! refusals, `--dry-run` and `alpha generate`. The kustomize output is
+//! `tests/fixtures/helm/fleet-install.yaml`; installing the chart into a
+//! control plane is tests/go_helm_grafana.rs.
+
+mod common;
+
+use common::{assert_refused, empty_project_dir, init_project, kb_ok, snapshot_tree, words};
+use std::path::{Path, PathBuf};
+
+/// The kustomize output of a project named fleet with one API and its webhooks.
+fn fixture() -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/helm/fleet-install.yaml"),
+    )
+    .unwrap()
+}
+
+/// A project named fleet whose `dist/install.yaml` is the fixture.
+fn fleet() -> (tempfile::TempDir, PathBuf) {
+    let (tmp, dir) = empty_project_dir("fleet");
+    init_project(&dir, &[]);
+    std::fs::create_dir_all(dir.join("dist")).unwrap();
+    std::fs::write(dir.join("dist/install.yaml"), fixture()).unwrap();
+    (tmp, dir)
+}
+
+fn read(dir: &Path, path: &str) -> String {
+    std::fs::read_to_string(dir.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// The files below `dir/sub`, relative to `dir`.
+fn files_under(dir: &Path, sub: &str) -> Vec<String> {
+    snapshot_tree(dir)
+        .into_keys()
+        .map(|p| p.to_string_lossy().into_owned())
+        .filter(|p| p.starts_with(sub) && !p.ends_with('/'))
+        .collect()
+}
+
+#[test]
+fn the_chart_holds_every_object_of_the_kustomize_output() {
+    let (_tmp, dir) = fleet();
+    let out = kb_ok(&dir, &words("edit --plugins helm/v2-alpha"));
+    assert!(out.contains("The chart is in dist/chart"), "{out}");
+    let files = files_under(&dir, "dist/chart/");
+    for expected in [
+        "dist/chart/.helmignore",
+        "dist/chart/Chart.yaml",
+        "dist/chart/values.yaml",
+        "dist/chart/templates/NOTES.txt",
+        "dist/chart/templates/_helpers.tpl",
+        "dist/chart/templates/manager/manager.yaml",
+        "dist/chart/templates/crd/frigates.ship.example.com.yaml",
+        "dist/chart/templates/rbac/manager-role.yaml",
+        "dist/chart/templates/rbac/controller-manager.yaml",
+        "dist/chart/templates/rbac/frigate-admin-role.yaml",
+        "dist/chart/templates/webhook/mutating-webhook-configuration.yaml",
+        "dist/chart/templates/webhook/validating-webhook-configuration.yaml",
+        "dist/chart/templates/webhook/webhook-service.yaml",
+        "dist/chart/templates/cert-manager/serving-cert.yaml",
+        "dist/chart/templates/cert-manager/selfsigned-issuer.yaml",
+        "dist/chart/templates/metrics/controller-manager-metrics-service.yaml",
+        "dist/chart/templates/network-policy/allow-metrics-traffic.yaml",
+        "dist/chart/templates/network-policy/allow-webhook-traffic.yaml",
+        "dist/chart/templates/prometheus/controller-manager-metrics-monitor.yaml",
+    ] {
+        assert!(
+            files.iter().any(|f| f == expected),
+            "no {expected} in {files:#?}"
+        );
+    }
+    // Every object but the Namespace (helm creates it) and the two objects
+    // the chart's own templates provide has a template of its own.
+    let objects = fixture().matches("\nkind: ").count();
+    let converted = files
+        .iter()
+        .filter(|f| {
+            ["crd/", "rbac/", "webhook/", "cert-manager/"]
+                .iter()
+                .any(|area| f.contains(&format!("templates/{area}")))
+        })
+        .count();
+    assert_eq!(converted, objects - 3, "{files:#?}");
+
+    for file in files.iter().filter(|f| f.contains("/templates/")) {
+        let text = read(&dir, file);
+        assert_eq!(
+            text.matches("{{").count(),
+            text.matches("}}").count(),
+            "{file} has unbalanced actions"
+        );
+        assert!(!text.contains("HELMPLACEHOLDER"), "{file}: {text}");
+        assert!(
+            !text.contains("fleet-system"),
+            "{file} names the kustomize namespace"
+        );
+    }
+    let values = read(&dir, "dist/chart/values.yaml");
+    let values: serde_norway::Value = serde_norway::from_str(&values).unwrap();
+    let at = |path: &[&str]| {
+        path.iter()
+            .try_fold(&values, |v, k| v.get(*k))
+            .unwrap_or_else(|| panic!("values.yaml has no {}", path.join(".")))
+            .clone()
+    };
+    assert_eq!(
+        at(&["manager", "image", "repository"]),
+        serde_norway::Value::from("example.com/fleet")
+    );
+    assert_eq!(
+        at(&["manager", "image", "tag"]),
+        serde_norway::Value::from("v0.3.1")
+    );
+    assert_eq!(
+        at(&["manager", "args"]),
+        serde_norway::from_str::<serde_norway::Value>("[--leader-elect]").unwrap()
+    );
+    for (path, expected) in [
+        (&["webhook", "enabled"][..], true),
+        (&["certManager", "enabled"], true),
+        (&["metrics", "secure"], true),
+        (&["crd", "keep"], true),
+        (&["prometheus", "enabled"], false),
+        (&["networkPolicy", "enabled"], false),
+        (&["rbac", "namespaced"], false),
+    ] {
+        assert_eq!(
+            at(path),
+            serde_norway::Value::from(expected),
+            "{}",
+            path.join(".")
+        );
+    }
+    assert_eq!(at(&["webhook", "port"]), serde_norway::Value::from(9443));
+    let manager = read(&dir, "dist/chart/templates/manager/manager.yaml");
+    assert!(
+        manager.contains("include \"fleet.serviceAccountName\""),
+        "{manager}"
+    );
+    let webhook = read(
+        &dir,
+        "dist/chart/templates/webhook/validating-webhook-configuration.yaml",
+    );
+    assert!(
+        webhook.contains("cert-manager.io/inject-ca-from: {{ .Release.Namespace }}/"),
+        "{webhook}"
+    );
+
+    let project = read(&dir, "PROJECT");
+    assert!(
+        project.contains(
+            "plugins:\n  helm.kubebuilder.io/v2-alpha:\n    manifests: dist/install.yaml\n    output: dist\n"
+        ),
+        "{project}"
+    );
+    let makefile = read(&dir, "Makefile");
+    for target in [
+        "install-helm",
+        "helm-deploy",
+        "helm-uninstall",
+        "helm-status",
+        "helm-history",
+        "helm-rollback",
+    ] {
+        assert!(
+            makefile.contains(&format!("\n{target}:")),
+            "no {target} target"
+        );
+    }
+    assert!(makefile.contains("HELM_NAMESPACE ?= fleet-system\n"));
+    let workflow = read(&dir, ".github/workflows/test-chart.yml");
+    assert!(workflow.contains("helm lint ./dist/chart"), "{workflow}");
+}
+
+#[test]
+fn re_running_keeps_the_users_files_and_force_rewrites_all_but_chart_yaml() {
+    let (_tmp, dir) = fleet();
+    kb_ok(&dir, &words("edit --plugins helm/v2-alpha"));
+    let values_path = dir.join("dist/chart/values.yaml");
+    let values = read(&dir, "dist/chart/values.yaml").replace("replicas: 1", "replicas: 3");
+    // The user's values file lacks the webhook section, which it gains.
+    let start = values.find("## The manager's webhook server.").unwrap();
+    let end = values[start..].find("\n\n").unwrap() + start + 2;
+    let values = format!("{}{}", &values[..start], &values[end..]);
+    std::fs::write(&values_path, &values).unwrap();
+    let mine = "# my release notes\n";
+    for file in [
+        "Chart.yaml",
+        "templates/_helpers.tpl",
+        "templates/manager/manager.yaml",
+    ] {
+        let path = dir.join("dist/chart").join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, format!("{text}{mine}")).unwrap();
+    }
+    let makefile = read(&dir, "Makefile");
+
+    kb_ok(&dir, &words("edit --plugins helm/v2-alpha"));
+    let kept = read(&dir, "dist/chart/values.yaml");
+    assert!(
+        kept.starts_with(&values),
+        "the user's values changed:\n{kept}"
+    );
+    assert!(
+        kept.contains("\nwebhook:\n  enabled: true\n  port: 9443\n"),
+        "{kept}"
+    );
+    assert!(read(&dir, "dist/chart/Chart.yaml").ends_with(mine));
+    assert!(read(&dir, "dist/chart/templates/_helpers.tpl").ends_with(mine));
+    assert!(!read(&dir, "dist/chart/templates/manager/manager.yaml").contains(mine));
+    assert_eq!(
+        read(&dir, "Makefile"),
+        makefile,
+        "the targets are added once"
+    );
+    kb_ok(&dir, &words("edit --plugins helm/v2-alpha"));
+    assert_eq!(
+        read(&dir, "dist/chart/values.yaml"),
+        kept,
+        "a third run changes nothing"
+    );
+
+    kb_ok(&dir, &words("edit --plugins helm/v2-alpha --force"));
+    assert!(read(&dir, "dist/chart/values.yaml").contains("replicas: 1"));
+    assert!(!read(&dir, "dist/chart/templates/_helpers.tpl").contains(mine));
+    assert!(
+        read(&dir, "dist/chart/Chart.yaml").ends_with(mine),
+        "Chart.yaml is never rewritten"
+    );
+}
+
+#[test]
+fn flags_are_recorded_and_used_by_later_runs() {
+    let (_tmp, dir) = fleet();
+    std::fs::create_dir_all(dir.join("manifests")).unwrap();
+    std::fs::rename(
+        dir.join("dist/install.yaml"),
+        dir.join("manifests/all.yaml"),
+    )
+    .unwrap();
+    kb_ok(
+        &dir,
+        &words("edit --plugins helm/v2-alpha --manifests manifests/all.yaml --output-dir charts"),
+    );
+    assert!(dir.join("charts/chart/Chart.yaml").is_file());
+    assert!(!dir.join("dist/chart").exists());
+    let project = read(&dir, "PROJECT");
+    assert!(
+        project.contains("    manifests: manifests/all.yaml\n    output: charts\n"),
+        "{project}"
+    );
+    assert!(read(&dir, "Makefile").contains("HELM_CHART_DIR ?= charts/chart\n"));
+    std::fs::remove_file(dir.join("charts/chart/templates/manager/manager.yaml")).unwrap();
+    kb_ok(&dir, &words("edit --plugins helm/v2-alpha"));
+    assert!(
+        dir.join("charts/chart/templates/manager/manager.yaml")
+            .is_file()
+    );
+    assert!(
+        !dir.join("dist/chart").exists(),
+        "the recorded folder is used"
+    );
+}
+
+#[test]
+fn dry_run_lists_the_chart_and_writes_nothing() {
+    let (_tmp, dir) = fleet();
+    let before = snapshot_tree(&dir);
+    let out = kb_ok(&dir, &words("edit --plugins helm/v2-alpha --dry-run"));
+    for line in [
+        "dist/chart/values.yaml",
+        "dist/chart/templates/crd/frigates.ship.example.com.yaml",
+        ".github/workflows/test-chart.yml",
+        "Makefile",
+        "PROJECT",
+    ] {
+        assert!(out.contains(line), "{line} not in:\n{out}");
+    }
+    assert_eq!(snapshot_tree(&dir), before);
+}
+
+#[test]
+fn bad_input_is_refused_and_changes_nothing() {
+    let (_tmp, dir) = fleet();
+    assert_refused(
+        &dir,
+        &["edit"],
+        &words("--plugins helm/v2-alpha --manifests missing.yaml"),
+        &["missing.yaml does not exist", "make build-installer"],
+    );
+    for bad in ["../outside", "/tmp/abs"] {
+        assert_refused(
+            &dir,
+            &["edit"],
+            &["--plugins", "helm/v2-alpha", "--output-dir", bad],
+            &["--output-dir", bad, "relative path inside the project"],
+        );
+    }
+    std::fs::write(
+        dir.join("other.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n",
+    )
+    .unwrap();
+    assert_refused(
+        &dir,
+        &["edit"],
+        &words("--plugins helm/v2-alpha --manifests other.yaml"),
+        &["other.yaml has no manager Deployment"],
+    );
+    assert_refused(
+        &dir,
+        &["edit"],
+        &words("--multigroup --manifests dist/install.yaml"),
+        &["--manifests", "helm.kubebuilder.io/v2-alpha"],
+    );
+}
+
+#[test]
+fn alpha_generate_re_runs_helm_from_project() {
+    let (tmp, dir) = fleet();
+    kb_ok(
+        &dir,
+        &words("edit --plugins helm/v2-alpha --output-dir charts"),
+    );
+    let out_dir = tmp.path().join("regenerated");
+    kb_ok(
+        &dir,
+        &[
+            "alpha",
+            "generate",
+            "--output-dir",
+            out_dir.to_str().unwrap(),
+        ],
+    );
+    let project = read(&out_dir, "PROJECT");
+    assert!(
+        project.contains(
+            "helm.kubebuilder.io/v2-alpha:\n    manifests: dist/install.yaml\n    output: charts\n"
+        ),
+        "{project}"
+    );
+    assert!(read(&out_dir, "Makefile").contains("HELM_CHART_DIR ?= charts/chart\n"));
+    assert!(out_dir.join(".github/workflows/test-chart.yml").is_file());
+    // The chart is built from the kustomize output, which a regenerated
+    // project gets from `make build-installer`.
+    assert!(!out_dir.join("charts").exists());
+}
