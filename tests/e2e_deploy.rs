@@ -15,7 +15,8 @@
 mod common;
 
 use common::cluster::{
-    Background, ControlPlane, Env, env_for, install_cert_manager_crds, objects, step, wait_until,
+    Background, ControlPlane, Env, env_for, http_get, install_cert_manager_crds, objects, step,
+    wait_until,
 };
 use common::{empty_project_dir, kb, shared_tools_bin, stderr, stdout};
 use std::os::unix::process::CommandExt;
@@ -280,15 +281,7 @@ fn install_run_deploy_undeploy_against_a_real_api_server() {
             wait_until(
                 "the manager's /healthz on :8081",
                 Duration::from_secs(300),
-                || {
-                    std::net::TcpStream::connect("127.0.0.1:8081").is_ok_and(|mut stream| {
-                        use std::io::{Read, Write};
-                        let _ = stream.write_all(b"GET /healthz HTTP/1.0\r\n\r\n");
-                        let mut answer = String::new();
-                        let _ = stream.read_to_string(&mut answer);
-                        answer.starts_with("HTTP/1.0 200") || answer.starts_with("HTTP/1.1 200")
-                    })
-                },
+                || http_get(8081, "/healthz").is_some_and(|(status, _)| status == 200),
             );
             wait_until(
                 "both controllers starting their workers",

@@ -249,3 +249,21 @@ pub fn go_module_dir(module: &str) -> PathBuf {
         .unwrap_or_else(|| panic!("no Dir in `go mod download -json {module}`: {info}"));
     PathBuf::from(dir)
 }
+
+/// `GET path` on localhost:`port` over plain HTTP: the status code and the
+/// body, or `None` while nothing answers.
+pub fn http_get(port: u16, path: &str) -> Option<(u16, String)> {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .ok()?;
+    stream
+        .write_all(format!("GET {path} HTTP/1.0\r\nHost: localhost\r\n\r\n").as_bytes())
+        .ok()?;
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).ok()?;
+    let status = answer.split_whitespace().nth(1)?.parse().ok()?;
+    let body = answer.split_once("\r\n\r\n").map(|(_, body)| body)?;
+    Some((status, body.to_string()))
+}

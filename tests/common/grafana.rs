@@ -4,15 +4,34 @@
 use std::collections::BTreeSet;
 
 /// The panel types the dashboards use and Grafana ships.
-const PANEL_TYPES: &[&str] = &["timeseries", "stat", "gauge", "table", "row", "text", "heatmap"];
+const PANEL_TYPES: &[&str] = &[
+    "timeseries",
+    "stat",
+    "gauge",
+    "table",
+    "row",
+    "text",
+    "heatmap",
+];
 
 /// Variables Grafana defines itself.
 const BUILT_IN_VARIABLES: &[&str] = &["__interval", "__rate_interval", "__range"];
 
 /// PromQL words that are not metric names.
 const PROMQL_WORDS: &[&str] = &[
-    "by", "without", "on", "ignoring", "group_left", "group_right", "bool", "and", "or",
-    "unless", "offset", "inf", "nan",
+    "by",
+    "without",
+    "on",
+    "ignoring",
+    "group_left",
+    "group_right",
+    "bool",
+    "and",
+    "or",
+    "unless",
+    "offset",
+    "inf",
+    "nan",
 ];
 
 /// What keeps `text` from being a dashboard Grafana imports; empty when
@@ -23,13 +42,19 @@ pub fn dashboard_problems(text: &str) -> Vec<String> {
         Ok(value) => value,
         Err(e) => return vec![format!("not JSON: {e}")],
     };
-    let text_key = |v: &serde_norway::Value, key: &str| v.get(key).and_then(|k| k.as_str()).map(str::to_string);
+    let text_key = |v: &serde_norway::Value, key: &str| {
+        v.get(key).and_then(|k| k.as_str()).map(str::to_string)
+    };
     for key in ["title", "uid"] {
         if text_key(&value, key).is_none_or(|t| t.is_empty()) {
             problems.push(format!("no `{key}` text"));
         }
     }
-    if value.get("schemaVersion").and_then(|v| v.as_u64()).is_none() {
+    if value
+        .get("schemaVersion")
+        .and_then(|v| v.as_u64())
+        .is_none()
+    {
         problems.push("no numeric `schemaVersion`".to_string());
     }
     let variables: BTreeSet<String> = value
@@ -63,11 +88,19 @@ pub fn dashboard_problems(text: &str) -> Vec<String> {
         }
         let grid = panel.get("gridPos");
         for key in ["h", "w", "x", "y"] {
-            if grid.and_then(|g| g.get(key)).and_then(|v| v.as_u64()).is_none() {
+            if grid
+                .and_then(|g| g.get(key))
+                .and_then(|v| v.as_u64())
+                .is_none()
+            {
                 problems.push(format!("{at}: gridPos.{key} is not a number"));
             }
         }
-        if grid.and_then(|g| g.get("w")).and_then(|v| v.as_u64()).is_some_and(|w| w > 24) {
+        if grid
+            .and_then(|g| g.get("w"))
+            .and_then(|v| v.as_u64())
+            .is_some_and(|w| w > 24)
+        {
             problems.push(format!("{at}: wider than Grafana's 24 columns"));
         }
         if kind == "row" {
@@ -99,7 +132,11 @@ pub fn dashboard_problems(text: &str) -> Vec<String> {
 /// Every panel query (`targets[].expr`) of the dashboard `text`.
 pub fn queries(text: &str) -> Vec<String> {
     let value: serde_norway::Value = serde_norway::from_str(text).expect("dashboard JSON");
-    let panels = value.get("panels").and_then(|p| p.as_sequence()).cloned().unwrap_or_default();
+    let panels = value
+        .get("panels")
+        .and_then(|p| p.as_sequence())
+        .cloned()
+        .unwrap_or_default();
     panels
         .iter()
         .filter_map(|p| p.get("targets")?.as_sequence().cloned())
@@ -139,7 +176,8 @@ pub fn metric_names(expr: &str) -> BTreeSet<String> {
         }
         if c.is_ascii_alphabetic() || c == '_' || c == ':' || c == '$' {
             let start = i;
-            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || "_:$".contains(chars[i])) {
+            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || "_:$".contains(chars[i]))
+            {
                 i += 1;
             }
             let word: String = chars[start..i].iter().collect();
