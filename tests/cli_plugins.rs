@@ -5,6 +5,7 @@
 
 mod common;
 
+use common::grafana::{dashboard_problems, metric_names, queries};
 use common::{
     assert_refused, empty_project_dir, init_project, kb, kb_ok, snapshot_tree, stderr, stdout,
     words,
@@ -267,15 +268,54 @@ fn grafana_adds_its_files_and_its_project_section_and_nothing_else() {
     );
     for (path, text) in &files {
         if path.extension().is_some_and(|e| e == "json") {
-            let value: serde_norway::Value = serde_norway::from_str(text)
-                .unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()));
-            assert!(
-                value.get("panels").is_some(),
-                "{} has no panels",
-                path.display()
-            );
+            let problems = dashboard_problems(text);
+            assert!(problems.is_empty(), "{}: {problems:#?}", path.display());
+            for expr in queries(text) {
+                assert!(!metric_names(&expr).is_empty(), "no metric in {expr}");
+            }
         }
     }
+}
+
+#[test]
+fn the_dashboard_check_finds_what_grafana_would_reject() {
+    let good = r#"{"title": "t", "uid": "u", "schemaVersion": 39,
+        "templating": {"list": [{"name": "job"}]},
+        "panels": [{"id": 1, "type": "timeseries", "title": "p",
+                    "gridPos": {"h": 8, "w": 12, "x": 0, "y": 0},
+                    "targets": [{"refId": "A", "expr": "rate(a_total{job=\"$job\"}[$__rate_interval])"}]}]}"#;
+    assert_eq!(dashboard_problems(good), Vec::<String>::new());
+    let bad = good
+        .replace("\"uid\": \"u\", ", "")
+        .replace("\"w\": 12", "\"w\": 30")
+        .replace("$job", "$pod")
+        .replace("timeseries", "graphz");
+    let problems = dashboard_problems(&bad).join("\n");
+    for needle in [
+        "no `uid`",
+        "24 columns",
+        "$pod is not a dashboard variable",
+        "unknown type \"graphz\"",
+    ] {
+        assert!(problems.contains(needle), "{needle} not in {problems}");
+    }
+    assert!(!dashboard_problems("{not json").is_empty());
+}
+
+#[test]
+fn metric_names_are_read_from_promql_selectors() {
+    let names = |expr: &str| metric_names(expr).into_iter().collect::<Vec<_>>();
+    assert_eq!(
+        names(
+            "histogram_quantile(0.99, sum by (controller, le) (rate(controller_runtime_reconcile_time_seconds_bucket{job=\"$job\", result=~\"a|b\"}[5m])))"
+        ),
+        ["controller_runtime_reconcile_time_seconds_bucket"]
+    );
+    assert_eq!(
+        names("sum(rate(a_total[1m])) by (name) / on (name) group_left sum(b) offset 5m"),
+        ["a_total", "b"]
+    );
+    assert_eq!(names("max without (pod) (up) > bool 1e3"), ["up"]);
 }
 
 #[test]

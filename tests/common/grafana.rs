@@ -17,8 +17,23 @@ const PANEL_TYPES: &[&str] = &[
 /// Variables Grafana defines itself.
 const BUILT_IN_VARIABLES: &[&str] = &["__interval", "__rate_interval", "__range"];
 
-/// PromQL words that are not metric names.
+/// PromQL words that are not metric names: keywords, and the aggregation
+/// operators (which may stand before `by (…)` rather than their argument).
 const PROMQL_WORDS: &[&str] = &[
+    "sum",
+    "min",
+    "max",
+    "avg",
+    "group",
+    "stddev",
+    "stdvar",
+    "count",
+    "count_values",
+    "bottomk",
+    "topk",
+    "quantile",
+    "limitk",
+    "limit_ratio",
     "by",
     "without",
     "on",
