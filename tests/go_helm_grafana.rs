@@ -17,8 +17,8 @@
 mod common;
 
 use common::cluster::{
-    Background, ControlPlane, Env, env_for, http_get, install_cert_manager_crds, objects, step,
-    wait_until,
+    Background, ControlPlane, Env, crd_established, env_for, http_get, install_cert_manager_crds,
+    objects, step, wait_until,
 };
 use common::grafana::{dashboard_problems, exported_names, metric_names, queries};
 use common::{empty_project_dir, kb_ok, shared_tools_bin, words};
@@ -125,20 +125,6 @@ fn jsonpath(env: &Env, args: &[&str], path: &str) -> String {
         "kubectl",
         &[&["get"][..], args, &["-o", &format]].concat(),
     )
-}
-
-/// Waits until the CRD `name` is established.
-fn crd_established(env: &Env, name: &str) {
-    env.run(
-        Path::new("."),
-        "kubectl",
-        &[
-            "wait",
-            "--for=condition=Established",
-            "--timeout=60s",
-            &format!("crd/{name}"),
-        ],
-    );
 }
 
 /// The objects a release installs (cluster-wide and in its namespace).

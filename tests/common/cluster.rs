@@ -215,17 +215,9 @@ pub fn install_cert_manager_crds(env: &Env) {
             &["apply", "--server-side", "-f", path.to_str().unwrap()],
         );
     }
-    env.run(
-        Path::new("."),
-        "kubectl",
-        &[
-            "wait",
-            "--for=condition=Established",
-            "--timeout=60s",
-            "crd/certificates.cert-manager.io",
-            "crd/issuers.cert-manager.io",
-        ],
-    );
+    for crd in ["certificates.cert-manager.io", "issuers.cert-manager.io"] {
+        crd_established(env, crd);
+    }
 }
 
 /// The directory of a Go module version (`path@version`) in the module
@@ -266,4 +258,15 @@ pub fn http_get(port: u16, path: &str) -> Option<(u16, String)> {
     let status = answer.split_whitespace().nth(1)?.parse().ok()?;
     let body = answer.split_once("\r\n\r\n").map(|(_, body)| body)?;
     Some((status, body.to_string()))
+}
+
+/// Waits until the CRD `name` is Established. (`kubectl wait` fails instead
+/// of waiting while a CRD just created has no conditions yet.)
+pub fn crd_established(env: &Env, name: &str) {
+    let path = "jsonpath={.status.conditions[?(@.type==\"Established\")].status}";
+    wait_until(
+        &format!("CRD {name} Established"),
+        Duration::from_secs(60),
+        || stdout(&env.kubectl(&["get", "crd", name, "-o", path])) == "True",
+    );
 }
