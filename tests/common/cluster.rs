@@ -150,6 +150,9 @@ impl Background {
 
 impl Drop for Background {
     fn drop(&mut self) {
+        if let Ok(Some(_)) = self.child.try_wait() {
+            return;
+        }
         if !self.interrupt(Duration::from_secs(10)) {
             let group = format!("-{}", self.child.id());
             let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
