@@ -117,7 +117,7 @@ impl Plugin for Helm {
         match read_if_present(ctx.dir, Path::new(&settings.manifests))? {
             Some(text) => {
                 let manifests = Manifests::parse(&text, &settings.manifests)?;
-                plan_chart(ctx, &settings, &manifests, &templates, context, out)?;
+                plan_chart(ctx, &settings, &manifests, &templates, context, out, &name)?;
                 out.notes.push(format!(
                     "The chart is in {}. Install it with `make helm-deploy IMG=<image>`; run `make build-installer` and this command again after changing APIs, webhooks or config/.",
                     settings.chart_dir()
@@ -232,7 +232,7 @@ fn plan_project_files(
     Ok(())
 }
 
-/// Every file of the chart.
+/// Every file of the chart named `name`.
 fn plan_chart(
     ctx: &EditContext,
     settings: &Settings,
@@ -240,11 +240,11 @@ fn plan_chart(
     templates: &Templates,
     mut context: Context,
     out: &mut Output,
+    name: &str,
 ) -> Result<()> {
-    let name = chart_name(ctx.project)?;
     let values = Values::from_manifests(manifests)?;
     context.insert("v", &values);
-    let converted = objects::templates(manifests, &name)?;
+    let converted = objects::templates(manifests, name)?;
     let taken = |relative: &str| {
         converted
             .iter()

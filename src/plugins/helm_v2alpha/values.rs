@@ -36,7 +36,7 @@ pub struct Values {
     pub replicas: u64,
     /// The manager's own arguments (each as YAML text).
     pub args: Vec<String>,
-    /// Blocks of YAML, ready to indent: env, resources, contexts.
+    /// The container's `env`, as YAML block text (as are the next three).
     pub env: Option<String>,
     /// `resources`.
     pub resources: Option<String>,
