@@ -345,6 +345,31 @@ fn uninstall(dir: &Path, env: &Env, helm_bin: &Path) {
     );
 }
 
+/// `alpha generate` (with its default `--make`) into a new directory:
+/// `make build-installer` runs and the chart comes back, the new API's CRD
+/// included, and lints.
+fn alpha_generate_rebuilds_the_chart(dir: &Path, env: &Env, helm_bin: &Path) {
+    let regenerated = dir.with_file_name("fleet-regenerated");
+    env.run(
+        dir,
+        env!("CARGO_BIN_EXE_kubebuilder-rs"),
+        &[
+            "alpha",
+            "generate",
+            "--output-dir",
+            regenerated.to_str().unwrap(),
+        ],
+    );
+    for crd in ["frigates", "destroyers"] {
+        let path = format!("{CHART}/templates/crd/{crd}.ship.example.com.yaml");
+        assert!(
+            regenerated.join(&path).is_file(),
+            "no {path} after alpha generate"
+        );
+    }
+    helm(env, helm_bin, &regenerated, &["lint", CHART]);
+}
+
 /// Runs the manager with plain-HTTP metrics, has it reconcile a sample, and
 /// returns its /metrics text.
 fn metrics_after_a_reconcile(dir: &Path, env: &Env) -> String {
@@ -467,6 +492,9 @@ fn helm_chart_installs_and_dashboards_query_exported_metrics() {
     );
     step("helm uninstall removes everything", || {
         uninstall(&dir, &env, &helm_bin)
+    });
+    step("alpha generate --make builds the chart again", || {
+        alpha_generate_rebuilds_the_chart(&dir, &env, &helm_bin)
     });
     let exposition = step("the manager's /metrics after a reconcile", || {
         metrics_after_a_reconcile(&dir, &env)

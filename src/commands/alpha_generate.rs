@@ -78,8 +78,31 @@ pub fn run(args: &GenerateArgs, cwd: &Path) -> Result<()> {
         for plugin in chain.iter() {
             plugin.after_generate(&target, &project.file, &written)?;
         }
+        complete_optional_plugins(&original.file, &target, &written)?;
     }
     print_differences(&original_dir, &target)
+}
+
+/// With `--make`, once the project is built: each optional plugin PROJECT
+/// records runs its toolchain step (helm/v2-alpha: `make build-installer`)
+/// and then again, so files made from the toolchain's output (the Helm
+/// chart) are written too.
+fn complete_optional_plugins(
+    original: &project::ProjectFile,
+    target: &Path,
+    written: &[PathBuf],
+) -> Result<()> {
+    for key in replay::optional_plugins(original) {
+        let Some(plugin) = crate::plugins::by_key(key) else {
+            continue;
+        };
+        let mut project = Project::load(target)?;
+        plugin.after_generate(target, &project.file, written)?;
+        let section = original.plugins.get(key).cloned();
+        let plan = super::edit::plan_added_plugin(key, section, target, &mut project)?;
+        plan.resolve(target, false)?.apply()?;
+    }
+    Ok(())
 }
 
 /// `--dry-run`: what would be written where, and how it differs from the

@@ -15,6 +15,7 @@ pub mod journal;
 pub mod lock;
 mod plan;
 pub mod rewrite;
+pub mod steps;
 mod templates;
 
 pub use apply::ApplyReport;

@@ -28,6 +28,7 @@ mod values;
 use super::flags::text_flag;
 use super::{EditContext, Hook, Output, Plugin, Role};
 use crate::machinery::rewrite::read_if_present;
+use crate::machinery::steps::{Progress, Step};
 use crate::machinery::{Change, Context, Syntax, Templates};
 use crate::project::ProjectFile;
 use anyhow::{Result, bail};
@@ -131,6 +132,27 @@ impl Plugin for Helm {
         }
         out.configs.push((KEY, settings.config()));
         Ok(())
+    }
+
+    /// For `alpha generate --make`: builds the kustomize output the chart is
+    /// made from (`make build-installer`), when PROJECT names the default
+    /// manifests file and the Makefile has the target; `alpha generate` then
+    /// runs the plugin again to write the chart.
+    fn after_generate(
+        &self,
+        dir: &Path,
+        project: &ProjectFile,
+        _written: &[PathBuf],
+    ) -> Result<()> {
+        let manifests = recorded_text(project.plugins.get(KEY), "manifests");
+        if manifests.is_some_and(|m| m != DEFAULT_MANIFESTS) {
+            return Ok(());
+        }
+        let makefile = read_if_present(dir, Path::new("Makefile"))?.unwrap_or_default();
+        if !makefile.lines().any(|l| l.starts_with("build-installer:")) {
+            return Ok(());
+        }
+        Progress::new().run(dir, &Step::new("make", &["build-installer"]))
     }
 }
 
