@@ -333,6 +333,28 @@ version: \"3\"
     }
 
     #[test]
+    fn a_resource_recorded_by_deploy_image_is_created_with_its_flags() {
+        let text = PROJECT.replace(
+            "plugins:\n",
+            "plugins:\n  deploy-image.go.kubebuilder.io/v1-alpha:\n    resources:\n    - domain: my.domain\n      group: crew\n      kind: FirstMate\n      options:\n        containerPort: \"8080\"\n        image: nginx:1.27\n      version: v1\n",
+        );
+        let project = Project::parse(&text).unwrap().file;
+        let chain = Chain::from_layout(&project.layout).unwrap();
+        let names = names(&steps(&project, &chain, None, true).unwrap());
+        assert!(
+            names.contains(&"api crew/v1/FirstMate resource=true controller=Some(\"\") --plugins deploy-image.go.kubebuilder.io/v1-alpha [(\"image\", \"nginx:1.27\"), (\"image-container-port\", \"8080\"), (\"manifests\", \"false\")]".to_string()),
+            "{names:#?}"
+        );
+        assert!(names.contains(&"api crew/v2/FirstMate resource=true controller=None".to_string()));
+        assert!(
+            !names
+                .iter()
+                .any(|n| n.contains("edit --plugins deploy-image")),
+            "{names:#?}"
+        );
+    }
+
+    #[test]
     fn a_project_without_repo_is_refused() {
         let text = PROJECT.replace("repo: example.com/ship\n", "");
         let project = Project::parse(&text).unwrap().file;
