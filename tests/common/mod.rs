@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)] // each test binary uses a different subset
 
+pub mod cluster;
+pub mod kubebuilder;
 pub mod sequences;
 
 use assert_cmd::Command;
