@@ -170,6 +170,24 @@ fn the_manager_gets_each_image_and_project_records_each_kind() {
 }
 
 #[test]
+fn switching_the_manager_to_namespaced_and_back_keeps_the_images() {
+    let (_tmp, dir) = project_with_both_kinds();
+    let cluster_wide = read(&dir, "config/manager/manager.yaml");
+    kb_ok(&dir, &["edit", "--namespaced", "--force"]);
+    let namespaced = read(&dir, "config/manager/manager.yaml");
+    assert_holds(
+        "manager.yaml",
+        &namespaced,
+        &[
+            "        env:\n        - name: WATCH_NAMESPACE\n          valueFrom:\n            fieldRef:\n              fieldPath: metadata.namespace\n        - name: BUSYBOX_IMAGE\n",
+        ],
+    );
+    assert_eq!(namespaced.matches("env:").count(), 1, "{namespaced}");
+    kb_ok(&dir, &["edit", "--namespaced=false", "--force"]);
+    assert_eq!(read(&dir, "config/manager/manager.yaml"), cluster_wide);
+}
+
+#[test]
 fn bad_values_are_refused_in_one_line_and_nothing_is_written() {
     let (_tmp, dir) = empty_project_dir("memcached-operator");
     init_project(&dir, &[]);

@@ -9,12 +9,12 @@
 //! with its options under PROJECT's `plugins:`, as kubebuilder does, so
 //! `alpha generate` runs the same `create api` again.
 
-mod manager_env;
 mod options;
 
 use super::flags::{bool_flag, text_flag};
 use super::go_v4::create_api::template_context;
 use super::go_v4::post_steps;
+use super::kustomize_v2::{MANAGER_PATH, manager_env};
 use super::{AfterWrite, ApiContext, EditContext, Hook, Output, Plugin, Role, WebhookContext};
 use crate::machinery::rewrite::read_if_present;
 use crate::machinery::{Change, Templates};
@@ -32,9 +32,6 @@ pub const KEY: &str = "deploy-image.go.kubebuilder.io/v1-alpha";
 
 /// Folder of this plugin's templates under `scaffolds/`.
 const TEMPLATE_DIR: &str = "deploy-image/v1-alpha";
-
-/// The manifest of the manager's Deployment, which gets the image.
-const MANAGER_PATH: &str = "config/manager/manager.yaml";
 
 /// `--manifests`: run `make manifests` afterwards.
 const MANIFESTS: &str = "manifests";

@@ -1,10 +1,12 @@
-//! Passing an image to the manager: an entry in the `env` list of the
-//! `manager` container in `config/manager/manager.yaml`.
+//! The environment of the manager: items of the `env` list of the
+//! `manager` container in `config/manager/manager.yaml`, added (an image
+//! for deploy-image/v1-alpha, `WATCH_NAMESPACE` for a namespaced manager)
+//! or removed.
 //!
 //! The file may come from this tool or from kubebuilder, and its container
 //! may start with `- name: manager` or hold `name: manager` further down,
 //! so the container is found by that line and its keys by their indentation.
-//! An existing `env` list gets the entry at its top; without one, the list
+//! An existing `env` list gets a new item at its top; without one, the list
 //! is added above the container's `ports` (where the namespaced manager's
 //! `env` stands), or below its name. Every other line stays as it was.
 
@@ -22,38 +24,58 @@ struct Container {
     end: usize,
 }
 
+/// The container's `env` list: the key's line and one past its last item.
+struct EnvList {
+    key_line: usize,
+    end: usize,
+}
+
+impl Container {
+    /// The line of the container's key `key`, if it has one.
+    fn key_line(&self, lines: &[&str], key: &str) -> Option<usize> {
+        (self.start..self.end)
+            .find(|&i| indent_of(lines[i]) == self.indent && key_of(lines[i]) == Some(key))
+    }
+
+    /// The container's `env` list, if it has one.
+    fn env_list(&self, lines: &[&str]) -> Option<EnvList> {
+        let key_line = self.key_line(lines, "env")?;
+        let end = (key_line + 1..self.end)
+            .find(|&i| ends_list(lines[i], self.indent))
+            .unwrap_or(self.end);
+        Some(EnvList { key_line, end })
+    }
+}
+
 /// `text` with `name=value` in the manager container's environment; the
 /// text unchanged when the variable is set there already.
 pub fn with_env_var(text: &str, name: &str, value: &str) -> Result<String> {
+    with_env_item(text, name, &[&format!("value: {value}")])
+}
+
+/// `text` with the variable `name` in the manager container's environment,
+/// `body` being the item's lines below its name (relative to its keys);
+/// the text unchanged when the variable is there already.
+pub fn with_env_item(text: &str, name: &str, body: &[&str]) -> Result<String> {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let Some(container) = manager_container(&lines) else {
-        bail!(
-            "config/manager/manager.yaml has no container named manager, so the image cannot be passed to it; add `{name}` to the manager's environment by hand"
-        );
-    };
-    let keys = container.start..container.end;
-    let key_line = |key: &str| {
-        keys.clone()
-            .find(|&i| indent_of(lines[i]) == container.indent && key_of(lines[i]) == Some(key))
-    };
+    let container = find_manager(&lines, name)?;
     let pad = " ".repeat(container.indent);
-    let (at, block) = match key_line("env") {
-        Some(env) => {
-            let list_end = (env + 1..container.end)
-                .find(|&i| ends_list(lines[i], container.indent))
-                .unwrap_or(container.end);
-            if (env + 1..list_end).any(|i| names_variable(lines[i], name)) {
+    let (at, block) = match container.env_list(&lines) {
+        Some(list) => {
+            if item_range(&lines, &list, name).is_some() {
                 return Ok(text.to_string());
             }
             let item_pad = lines
-                .get(env + 1)
+                .get(list.key_line + 1)
                 .filter(|line| line.trim_start().starts_with("- "))
                 .map_or(pad.clone(), |line| " ".repeat(indent_of(line)));
-            (env + 1, env_item(&item_pad, name, value))
+            (list.key_line + 1, env_item(&item_pad, name, body))
         }
         None => {
-            let at = key_line("ports").unwrap_or(container.name_line + 1);
-            let block = format!("{pad}env:\n{}", env_item(&pad, name, value));
+            let at = container
+                .key_line(&lines, "ports")
+                .unwrap_or(container.name_line + 1);
+            let block = format!("{pad}env:\n{}", env_item(&pad, name, body));
             (at, block)
         }
     };
@@ -66,9 +88,63 @@ pub fn with_env_var(text: &str, name: &str, value: &str) -> Result<String> {
     Ok(out)
 }
 
-/// One list item `- name: <name>` / `value: <value>`, its dash at `pad`.
-fn env_item(pad: &str, name: &str, value: &str) -> String {
-    format!("{pad}- name: {name}\n{pad}  value: {value}\n")
+/// `text` without the variable `name` in the manager container's
+/// environment. A list left empty goes too, with a comment line right above
+/// its key.
+pub fn without_env_item(text: &str, name: &str) -> Result<String> {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let container = find_manager(&lines, name)?;
+    let Some(list) = container.env_list(&lines) else {
+        return Ok(text.to_string());
+    };
+    let Some(item) = item_range(&lines, &list, name) else {
+        return Ok(text.to_string());
+    };
+    let only_item = item == (list.key_line + 1..list.end);
+    let mut removed = if only_item {
+        list.key_line..list.end
+    } else {
+        item
+    };
+    let comment_above = removed.start > 0 && lines[removed.start - 1].trim_start().starts_with('#');
+    if only_item && comment_above {
+        removed.start -= 1;
+    }
+    Ok([&lines[..removed.start], &lines[removed.end..]]
+        .concat()
+        .concat())
+}
+
+/// The manager container, or an error naming the variable that cannot be set.
+fn find_manager(lines: &[&str], name: &str) -> Result<Container> {
+    match manager_container(lines) {
+        Some(container) => Ok(container),
+        None => bail!(
+            "config/manager/manager.yaml has no container named manager, so its environment cannot be changed; set `{name}` in the manager's environment by hand"
+        ),
+    }
+}
+
+/// The lines of the list item that sets `name`, if the list has one.
+fn item_range(lines: &[&str], list: &EnvList, name: &str) -> Option<std::ops::Range<usize>> {
+    let start = (list.key_line + 1..list.end).find(|&i| names_variable(lines[i], name))?;
+    let dash = indent_of(lines[start]);
+    let end = (start + 1..list.end)
+        .find(|&i| {
+            let text = lines[i].trim_start();
+            !text.is_empty() && indent_of(lines[i]) <= dash
+        })
+        .unwrap_or(list.end);
+    Some(start..end)
+}
+
+/// One list item `- name: <name>` and its `body`, its dash at `pad`.
+fn env_item(pad: &str, name: &str, body: &[&str]) -> String {
+    let mut item = format!("{pad}- name: {name}\n");
+    for line in body {
+        item.push_str(&format!("{pad}  {line}\n"));
+    }
+    item
 }
 
 /// Finds the container whose `name` is `manager`.
@@ -205,5 +281,32 @@ mod tests {
             err.to_string().contains("no container named manager"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn removing_an_item_keeps_the_others_and_drops_an_empty_list() {
+        let watch = [
+            "valueFrom:",
+            "  fieldRef:",
+            "    fieldPath: metadata.namespace",
+        ];
+        let with_image = with_env_var(OWN, "X_IMAGE", "x:1").unwrap();
+        let both = with_env_item(&with_image, "WATCH_NAMESPACE", &watch).unwrap();
+        assert!(both.contains("        env:\n        - name: WATCH_NAMESPACE\n          valueFrom:\n            fieldRef:\n              fieldPath: metadata.namespace\n        - name: X_IMAGE\n"), "{both}");
+        assert_eq!(
+            without_env_item(&both, "WATCH_NAMESPACE").unwrap(),
+            with_image
+        );
+        // The last item takes the list with it, and a comment right above it.
+        let only = with_env_item(OWN, "WATCH_NAMESPACE", &watch).unwrap();
+        let commented = only.replace(
+            "        env:\n",
+            "        # Watched namespaces.\n        env:\n",
+        );
+        assert_eq!(
+            without_env_item(&commented, "WATCH_NAMESPACE").unwrap(),
+            OWN
+        );
+        assert_eq!(without_env_item(OWN, "WATCH_NAMESPACE").unwrap(), OWN);
     }
 }
