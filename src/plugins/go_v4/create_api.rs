@@ -38,12 +38,22 @@ pub(crate) struct ApiTemplateContext {
     pub context: Context,
     /// `group_dir`, `version`, `kind` and `controller`.
     pub vars: Vec<(&'static str, String)>,
+    /// The controller is a further one for its kind (`--controller-name`).
+    secondary_controller: bool,
 }
 
 impl ApiTemplateContext {
     /// The path segment values, as [`crate::machinery::TemplateFile::output_with`] takes them.
     pub fn path_vars(&self) -> Vec<(&str, &str)> {
         self.vars.iter().map(|(k, v)| (*k, v.as_str())).collect()
+    }
+
+    /// The value of the path segment `name` (empty when there is none).
+    fn var(&self, name: &str) -> &str {
+        self.vars
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map_or("", |(_, v)| v.as_str())
     }
 }
 
@@ -75,7 +85,11 @@ pub(crate) fn template_context(ctx: &ApiContext) -> Result<ApiTemplateContext> {
         ("kind", resource.kind_lower.clone()),
         ("controller", controller.file.clone()),
     ];
-    Ok(ApiTemplateContext { context, vars })
+    Ok(ApiTemplateContext {
+        context,
+        vars,
+        secondary_controller: controller.is_secondary,
+    })
 }
 
 /// Plans the Go side of `create api`.
@@ -87,8 +101,7 @@ pub fn plan(ctx: &ApiContext, plan: &mut Plan) -> Result<()> {
     let api = template_context(ctx)?;
     let context = &api.context;
     let vars = api.path_vars();
-    let group_dir = vars[0].1;
-    let is_secondary = ctx.options.controller_name(resource) != resource.kind_lower;
+    let group_dir = api.var("group_dir");
 
     if ctx.options.resource {
         for template in templates.tree("create-api/resource") {
@@ -111,7 +124,7 @@ pub fn plan(ctx: &ApiContext, plan: &mut Plan) -> Result<()> {
     if ctx.options.controller {
         for template in templates.tree("create-api/controller") {
             let path = template.output_with(&vars);
-            if is_secondary && path.to_string_lossy().ends_with("_controller_test.go") {
+            if api.secondary_controller && path.to_string_lossy().ends_with("_controller_test.go") {
                 continue;
             }
             let contents = templates.render(&template.name, context)?;
