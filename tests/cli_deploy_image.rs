@@ -261,6 +261,32 @@ fn bad_values_are_refused_in_one_line_and_nothing_is_written() {
 }
 
 #[test]
+fn at_a_terminal_the_plugin_asks_nothing() {
+    // `script` gives the command a terminal; were it to ask "Create
+    // Resource [y/n]", nothing would answer and `timeout` would stop it.
+    let (_tmp, dir) = empty_project_dir("memcached-operator");
+    init_project(&dir, &[]);
+    let binary = assert_cmd::cargo::cargo_bin("kubebuilder-rs");
+    let line = format!("{} {MEMCACHED}", binary.display());
+    let output = std::process::Command::new("timeout")
+        .args(["30", "script", "-qec", &line, "/dev/null"])
+        .current_dir(&dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run script (util-linux)");
+    assert!(
+        output.status.success(),
+        "create api at a terminal failed ({}): {}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout)
+    );
+    assert!(
+        dir.join("internal/controller/memcached_controller.go")
+            .is_file()
+    );
+}
+
+#[test]
 fn dry_run_lists_the_files_and_writes_nothing() {
     let (_tmp, dir) = empty_project_dir("memcached-operator");
     init_project(&dir, &[]);

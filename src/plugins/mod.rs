@@ -218,6 +218,12 @@ pub trait Plugin: Sync {
         Ok(())
     }
 
+    /// Whether `create api` with this plugin always scaffolds the API type
+    /// and its controller, so that neither is asked for at a terminal.
+    fn scaffolds_api_and_controller(&self) -> bool {
+        false
+    }
+
     /// Plans its changes for `create api`.
     fn create_api(&self, _ctx: &ApiContext, _out: &mut Output) -> Result<()> {
         Ok(())

@@ -105,6 +105,10 @@ impl Plugin for DeployImage {
         ]
     }
 
+    fn scaffolds_api_and_controller(&self) -> bool {
+        true
+    }
+
     fn create_api(&self, ctx: &ApiContext, out: &mut Output) -> Result<()> {
         check_request(ctx)?;
         let flags = ctx.flags;
