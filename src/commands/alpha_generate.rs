@@ -165,11 +165,11 @@ fn scaffold(
     for step in steps {
         let plan = match step {
             Step::Init(options, flags) => super::init::plan(chain, options, flags, dir)?,
-            Step::CreateApi(entry, options) => {
+            Step::CreateApi(entry, options, plugins) => {
                 let mut project = Project::load(dir)?;
-                let flags = Flags::defaults(Hook::CreateApi);
-                let resource = replayed_resource(chain, &project, entry, Hook::CreateApi, &flags)?;
-                super::create_api::plan(chain, dir, &mut project, &resource, options, &flags)
+                let (chain, flags) = api_chain(chain, plugins)?;
+                let resource = replayed_resource(&chain, &project, entry, Hook::CreateApi, &flags)?;
+                super::create_api::plan(&chain, dir, &mut project, &resource, options, &flags)
                     .with_context(|| format!("cannot re-create the API {}", resource.gvk()))?
             }
             Step::CreateWebhook(entry, options) => {
@@ -191,6 +191,20 @@ fn scaffold(
         plan.resolve(dir, false)?.apply()?;
     }
     Ok(())
+}
+
+/// The chain and flags of a replayed `create api`: the project's chain
+/// with the optional plugins that took part in it, and their flags.
+fn api_chain(chain: &Chain, plugins: &[replay::ApiPlugin]) -> Result<(Chain, Flags)> {
+    let mut flags = Flags::defaults(Hook::CreateApi);
+    let mut chain = chain.clone();
+    for plugin in plugins {
+        chain = chain.with_extra(plugin.key)?;
+        for (name, value) in &plugin.flags {
+            flags.set(name, value);
+        }
+    }
+    Ok((chain, flags))
 }
 
 /// The resource an entry of the original PROJECT records, as the chain's

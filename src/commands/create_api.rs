@@ -17,7 +17,8 @@ pub fn run(args: &ApiArgs, plugins: Option<&str>, flags: &Flags, dir: &Path) -> 
     let chain = project_chain(&project.file, plugins, flags)?;
     super::validate_resource(&args.api)?;
     let resource = resource(&chain, &project, args, flags)?;
-    let options = options_from_args(args, &resource)?;
+    let asks = !chain.iter().any(|p| p.scaffolds_api_and_controller());
+    let options = options_from_args(args, &resource, asks)?;
     let plan = plan(&chain, dir, &mut project, &resource, &options, flags)?;
     let Some(written) = carry_out(&plan, dir, args.write.force, args.write.dry_run)? else {
         return Ok(());
@@ -78,19 +79,21 @@ pub(crate) fn plan(
 }
 
 /// Checks the flags and turns them into options; an external type gets no
-/// API type unless asked.
-fn options_from_args(args: &ApiArgs, resource: &Resource) -> Result<ApiOptions> {
+/// API type unless asked. Without `asks`, a missing `--resource` or
+/// `--controller` means yes rather than a prompt.
+fn options_from_args(args: &ApiArgs, resource: &Resource, asks: bool) -> Result<ApiOptions> {
+    let answer = |question: &str| if asks { ask(question) } else { Ok(true) };
     if let Some(name) = &args.controller_name {
         naming::validate_controller_name(name)?;
     }
     let create_resource = match (args.resource, resource.external) {
         (Some(value), _) => value,
         (None, true) => false,
-        (None, false) => ask("Create Resource [y/n]")?,
+        (None, false) => answer("Create Resource [y/n]")?,
     };
     let controller = match args.controller {
         Some(value) => value,
-        None => ask("Create Controller [y/n]")?,
+        None => answer("Create Controller [y/n]")?,
     };
     if !create_resource && !controller {
         bail!("nothing to scaffold: --resource=false and --controller=false; ask for at least one");

@@ -2,7 +2,9 @@
 //! chain, then for each resource in PROJECT order its `create api` commands
 //! (the API type with its first controller, then any further controller)
 //! and its `create webhook`, and last an `edit --plugins` for each optional
-//! plugin PROJECT's `plugins:` records.
+//! plugin PROJECT's `plugins:` records. An optional plugin whose section
+//! records resources with their `create api` flags (deploy-image/v1-alpha)
+//! is instead added to the `create api` of each of those resources.
 //!
 //! A webhook waits until every API it needs exists: a conversion webhook on a
 //! hub version is scaffolded right after the last of its spoke versions.
@@ -18,12 +20,22 @@ use anyhow::{Context as _, Result, bail};
 pub enum Step {
     /// `init`, with its plugins' flags.
     Init(InitOptions, Flags),
-    /// `create api` for a resource entry of PROJECT.
-    CreateApi(ResourceEntry, ApiOptions),
+    /// `create api` for a resource entry of PROJECT, with the optional
+    /// plugins that took part in it.
+    CreateApi(ResourceEntry, ApiOptions, Vec<ApiPlugin>),
     /// `create webhook` for a resource entry of PROJECT.
     CreateWebhook(ResourceEntry, WebhookOptions),
     /// `edit --plugins <key>` for an optional plugin.
     AddPlugin(&'static str),
+}
+
+/// An optional plugin added to a `create api`, with the flags it took.
+#[derive(Debug, Clone)]
+pub struct ApiPlugin {
+    /// The plugin's key.
+    pub key: &'static str,
+    /// Its flags' values, by flag name.
+    pub flags: Vec<(&'static str, String)>,
 }
 
 /// The steps that re-create `project`, whose layout is `chain`. `license`
@@ -43,11 +55,16 @@ pub fn steps(
     let mut waiting: Vec<&ResourceEntry> = Vec::new();
     let mut created: Vec<&ResourceEntry> = Vec::new();
     for entry in &project.resources {
-        steps.extend(
-            api_requests(entry)
-                .into_iter()
-                .map(|options| Step::CreateApi(entry.clone(), options)),
-        );
+        let mut plugins = api_plugins(project, entry)?;
+        for options in api_requests(entry) {
+            // The plugins scaffolded the API type, so they join its request.
+            let with = if options.resource {
+                std::mem::take(&mut plugins)
+            } else {
+                Vec::new()
+            };
+            steps.push(Step::CreateApi(entry.clone(), options, with));
+        }
         created.push(entry);
         if entry.webhooks.is_some() {
             waiting.push(entry);
@@ -67,16 +84,30 @@ pub fn steps(
 }
 
 /// The optional plugins recorded under PROJECT's `plugins:` that this tool
-/// knows, in key order.
+/// knows and re-creates with `edit --plugins`, in key order.
 pub fn optional_plugins(project: &ProjectFile) -> Vec<&'static str> {
     project
         .plugins
         .keys()
         .filter_map(|key| key.as_str())
         .filter_map(crate::plugins::by_key)
-        .filter(|plugin| plugin.role() == Role::Optional)
+        .filter(|plugin| plugin.role() == Role::Optional && plugin.replayed_by_edit())
         .map(|plugin| plugin.key())
         .collect()
+}
+
+/// The optional plugins whose PROJECT sections say they scaffolded `entry`.
+fn api_plugins(project: &ProjectFile, entry: &ResourceEntry) -> Result<Vec<ApiPlugin>> {
+    let mut plugins = Vec::new();
+    for plugin in crate::plugins::PLUGINS {
+        if let Some(flags) = plugin.recorded_api_flags(project, entry)? {
+            plugins.push(ApiPlugin {
+                key: plugin.key(),
+                flags,
+            });
+        }
+    }
+    Ok(plugins)
 }
 
 /// `init`'s options from PROJECT's top-level keys.
@@ -202,14 +233,18 @@ mod tests {
             .iter()
             .map(|step| match step {
                 Step::Init(o, flags) => format!("init {} {:?}", o.project_name, flags.text("repo")),
-                Step::CreateApi(e, r) => format!(
-                    "api {}/{}/{} resource={} controller={:?}",
+                Step::CreateApi(e, r, plugins) => format!(
+                    "api {}/{}/{} resource={} controller={:?}{}",
                     e.group.as_deref().unwrap_or_default(),
                     e.version,
                     e.kind,
                     r.resource,
                     r.controller
-                        .then(|| r.controller_name.clone().unwrap_or_default())
+                        .then(|| r.controller_name.clone().unwrap_or_default()),
+                    plugins
+                        .iter()
+                        .map(|p| format!(" --plugins {} {:?}", p.key, p.flags))
+                        .collect::<String>()
                 ),
                 Step::CreateWebhook(e, r) => format!(
                     "webhook {}/{}/{} d={} v={} c={} spokes={:?}",
@@ -294,6 +329,28 @@ version: \"3\"
                 "webhook core/v1/Pod d=false v=true c=false spokes=[]",
                 "edit --plugins grafana.kubebuilder.io/v1-alpha",
             ]
+        );
+    }
+
+    #[test]
+    fn a_resource_recorded_by_deploy_image_is_created_with_its_flags() {
+        let text = PROJECT.replace(
+            "plugins:\n",
+            "plugins:\n  deploy-image.go.kubebuilder.io/v1-alpha:\n    resources:\n    - domain: my.domain\n      group: crew\n      kind: FirstMate\n      options:\n        containerPort: \"8080\"\n        image: nginx:1.27\n      version: v1\n",
+        );
+        let project = Project::parse(&text).unwrap().file;
+        let chain = Chain::from_layout(&project.layout).unwrap();
+        let names = names(&steps(&project, &chain, None, true).unwrap());
+        assert!(
+            names.contains(&"api crew/v1/FirstMate resource=true controller=Some(\"\") --plugins deploy-image.go.kubebuilder.io/v1-alpha [(\"image\", \"nginx:1.27\"), (\"image-container-port\", \"8080\"), (\"manifests\", \"false\")]".to_string()),
+            "{names:#?}"
+        );
+        assert!(names.contains(&"api crew/v2/FirstMate resource=true controller=None".to_string()));
+        assert!(
+            !names
+                .iter()
+                .any(|n| n.contains("edit --plugins deploy-image")),
+            "{names:#?}"
         );
     }
 

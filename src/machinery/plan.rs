@@ -76,6 +76,27 @@ impl Plan {
         self.changes.push(change);
     }
 
+    /// Gives the file an earlier plugin of the chain planned to write at
+    /// `path` the content `contents` instead (a plugin that fills in another
+    /// plugin's scaffold, such as deploy-image/v1-alpha); plans a new file
+    /// when none is planned there.
+    pub fn fill_in(&mut self, path: PathBuf, contents: String) {
+        let planned = self.changes.iter_mut().find_map(|change| match change {
+            Change::Create { path: p, contents }
+            | Change::CreateIfMissing { path: p, contents }
+            | Change::Write { path: p, contents }
+                if *p == path =>
+            {
+                Some(contents)
+            }
+            _ => None,
+        });
+        match planned {
+            Some(planned) => *planned = contents,
+            None => self.push(Change::Create { path, contents }),
+        }
+    }
+
     /// The changes, in the order they were planned.
     pub fn changes(&self) -> &[Change] {
         &self.changes
@@ -395,6 +416,29 @@ mod tests {
         let mut text = "a\n\t// +kubebuilder:scaffold:x\nb\n".to_string();
         insert(&mut text, "+kubebuilder:scaffold:x", "\tnew()", None).unwrap();
         assert_eq!(text, "a\n\tnew()\n\t// +kubebuilder:scaffold:x\nb\n");
+    }
+
+    #[test]
+    fn fill_in_replaces_the_planned_content_or_plans_the_file() {
+        let mut plan = Plan::new();
+        plan.push(Change::Create {
+            path: "a.go".into(),
+            contents: "old".into(),
+        });
+        plan.fill_in("a.go".into(), "new".into());
+        plan.fill_in("b.go".into(), "b".into());
+        let contents: Vec<(String, String)> = plan
+            .changes()
+            .iter()
+            .map(|change| match change {
+                Change::Create { path, contents } => (path.display().to_string(), contents.clone()),
+                other => panic!("unexpected {other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            contents,
+            [("a.go".into(), "new".into()), ("b.go".into(), "b".into())]
+        );
     }
 
     #[test]

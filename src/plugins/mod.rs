@@ -9,6 +9,7 @@
 //! in [`PLUGINS`]; no other plugin and no command changes.
 
 pub mod chain;
+pub mod deploy_image_v1alpha;
 pub mod flags;
 pub mod go_v4;
 pub mod grafana_v1alpha;
@@ -19,8 +20,8 @@ pub use chain::{Bundle, Chain};
 pub use flags::Flags;
 
 use crate::machinery::{Plan, Rewrite};
-use crate::project::ProjectFile;
 use crate::project::bookkeeping::{ApiOptions, WebhookOptions};
+use crate::project::{ProjectFile, ResourceEntry};
 use crate::resource::Resource;
 use anyhow::Result;
 use std::path::{Path, PathBuf};
@@ -32,6 +33,7 @@ pub static PLUGINS: &[&dyn Plugin] = &[
     &kustomize_v2::Kustomize,
     &grafana_v1alpha::Grafana,
     &helm_v2alpha::Helm,
+    &deploy_image_v1alpha::DeployImage,
 ];
 
 /// Keys that stand for several plugins.
@@ -221,6 +223,12 @@ pub trait Plugin: Sync {
         Ok(())
     }
 
+    /// Whether `create api` with this plugin always scaffolds the API type
+    /// and its controller, so that neither is asked for at a terminal.
+    fn scaffolds_api_and_controller(&self) -> bool {
+        false
+    }
+
     /// Plans its changes for `create api`.
     fn create_api(&self, _ctx: &ApiContext, _out: &mut Output) -> Result<()> {
         Ok(())
@@ -262,6 +270,25 @@ pub trait Plugin: Sync {
         _written: &[PathBuf],
     ) -> Result<()> {
         Ok(())
+    }
+
+    /// For `alpha generate`: the flags this plugin's `create api` took for
+    /// the resource `entry`, as the plugin's PROJECT section records them;
+    /// `None` when it did not scaffold that resource. `alpha generate` then
+    /// creates the resource with this plugin added to the chain.
+    fn recorded_api_flags(
+        &self,
+        _project: &ProjectFile,
+        _entry: &ResourceEntry,
+    ) -> Result<Option<Vec<(&'static str, String)>>> {
+        Ok(None)
+    }
+
+    /// For `alpha generate`: whether its PROJECT section is re-created by
+    /// `edit --plugins <key>` (false for a plugin whose section records what
+    /// `create api` gave it, see [`Plugin::recorded_api_flags`]).
+    fn replayed_by_edit(&self) -> bool {
+        true
     }
 
     /// The license header of the project at `dir`, which `alpha generate`

@@ -3,6 +3,7 @@
 
 pub mod cluster;
 pub mod grafana;
+pub mod kubebuilder;
 pub mod sequences;
 
 use assert_cmd::Command;

@@ -4,7 +4,7 @@
 
 use super::resource_view::{ResourceView, go_identifier};
 use super::{STORAGE_VERSION_MARKER, TEMPLATE_DIR, base_context, read_go_header, types_file};
-use crate::machinery::{Change, Fragments, Plan, Templates};
+use crate::machinery::{Change, Context, Fragments, Plan, Templates};
 use crate::plugins::ApiContext;
 use crate::project::ProjectFile;
 use crate::resource::naming::pascal_case;
@@ -31,8 +31,35 @@ pub struct ControllerView {
     is_secondary: bool,
 }
 
-/// Plans the Go side of `create api`.
-pub fn plan(ctx: &ApiContext, plan: &mut Plan) -> Result<()> {
+/// What go/v4's `create api` templates get: the variables, and the values of
+/// the braced segments of their paths.
+pub(crate) struct ApiTemplateContext {
+    /// `resource`, `controller` and the project-wide variables.
+    pub context: Context,
+    /// `group_dir`, `version`, `kind` and `controller`.
+    pub vars: Vec<(&'static str, String)>,
+    /// The controller is a further one for its kind (`--controller-name`).
+    secondary_controller: bool,
+}
+
+impl ApiTemplateContext {
+    /// The path segment values, as [`crate::machinery::TemplateFile::output_with`] takes them.
+    pub fn path_vars(&self) -> Vec<(&str, &str)> {
+        self.vars.iter().map(|(k, v)| (*k, v.as_str())).collect()
+    }
+
+    /// The value of the path segment `name` (empty when there is none).
+    fn var(&self, name: &str) -> &str {
+        self.vars
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map_or("", |(_, v)| v.as_str())
+    }
+}
+
+/// The template context of `create api` for the request in `ctx`; plugins
+/// that scaffold Go code for a resource (deploy-image/v1-alpha) share it.
+pub(crate) fn template_context(ctx: &ApiContext) -> Result<ApiTemplateContext> {
     let project = ctx.project;
     let resource = ctx.resource;
     let multigroup = project.multigroup == Some(true);
@@ -44,38 +71,52 @@ pub fn plan(ctx: &ApiContext, plan: &mut Plan) -> Result<()> {
         &repo,
         multigroup,
     );
-
-    let templates = Templates::load(TEMPLATE_DIR, &["create-api"])?;
-    let fragments = Fragments::load(TEMPLATE_DIR, "create-api")?;
     let mut context = base_context(project, &read_go_header(ctx.dir))?;
     context.insert("resource", &view);
     context.insert("controller", &controller);
     let group_dir = if multigroup {
-        resource.group.as_str()
+        resource.group.clone()
     } else {
-        ""
+        String::new()
     };
-    let vars = [
+    let vars = vec![
         ("group_dir", group_dir),
-        ("version", resource.version.as_str()),
-        ("kind", resource.kind_lower.as_str()),
-        ("controller", controller.file.as_str()),
+        ("version", resource.version.clone()),
+        ("kind", resource.kind_lower.clone()),
+        ("controller", controller.file.clone()),
     ];
+    Ok(ApiTemplateContext {
+        context,
+        vars,
+        secondary_controller: controller.is_secondary,
+    })
+}
+
+/// Plans the Go side of `create api`.
+pub fn plan(ctx: &ApiContext, plan: &mut Plan) -> Result<()> {
+    let project = ctx.project;
+    let resource = ctx.resource;
+    let templates = Templates::load(TEMPLATE_DIR, &["create-api"])?;
+    let fragments = Fragments::load(TEMPLATE_DIR, "create-api")?;
+    let api = template_context(ctx)?;
+    let context = &api.context;
+    let vars = api.path_vars();
+    let group_dir = api.var("group_dir");
 
     if ctx.options.resource {
         for template in templates.tree("create-api/resource") {
-            let contents = templates.render(&template.name, &context)?;
+            let contents = templates.render(&template.name, context)?;
             plan.push(file_change(template.output_with(&vars), contents));
         }
         if ctx.options.ssa {
-            fragments.plan("ssa", &templates, &context, &vars, plan)?;
+            fragments.plan("ssa", &templates, context, &vars, plan)?;
         }
         if let Some(change) = storage_version(ctx.dir, project, resource, group_dir) {
             plan.push(change);
         }
     }
     if !resource.core {
-        fragments.plan("api-scheme", &templates, &context, &vars, plan)?;
+        fragments.plan("api-scheme", &templates, context, &vars, plan)?;
     }
     if let Origin::External(external) = &resource.origin {
         plan_external_module(ctx.dir, external, plan);
@@ -83,16 +124,16 @@ pub fn plan(ctx: &ApiContext, plan: &mut Plan) -> Result<()> {
     if ctx.options.controller {
         for template in templates.tree("create-api/controller") {
             let path = template.output_with(&vars);
-            if controller.is_secondary && path.to_string_lossy().ends_with("_controller_test.go") {
+            if api.secondary_controller && path.to_string_lossy().ends_with("_controller_test.go") {
                 continue;
             }
-            let contents = templates.render(&template.name, &context)?;
+            let contents = templates.render(&template.name, context)?;
             plan.push(file_change(path, contents));
         }
         if !resource.core {
-            fragments.plan("controller-suite", &templates, &context, &vars, plan)?;
+            fragments.plan("controller-suite", &templates, context, &vars, plan)?;
         }
-        fragments.plan("controller", &templates, &context, &vars, plan)?;
+        fragments.plan("controller", &templates, context, &vars, plan)?;
     }
     Ok(())
 }

@@ -6,10 +6,10 @@
 //! `--fetch-deps`, `--external-api-*`, and the post-steps on the Go
 //! toolchain (`--make`).
 
-mod create_api;
+pub(crate) mod create_api;
 mod create_webhook;
 mod edit;
-mod post_steps;
+pub(crate) mod post_steps;
 mod resource_view;
 mod toolchain;
 mod versions;

@@ -28,6 +28,11 @@ pub struct Changes<'a> {
     pub api_packages: BTreeSet<PathBuf>,
 }
 
+/// Runs `make <target>` in the project at `dir`, shown like the other post-steps.
+pub fn run_make(dir: &Path, target: &str) -> Result<()> {
+    Progress::new().run(dir, &Step::new("make", &[target]))
+}
+
 /// Runs the post-steps for `changes` in the project at `dir`.
 pub fn run(dir: &Path, changes: &Changes) -> Result<()> {
     let progress = Progress::new();

@@ -4,6 +4,8 @@
 //! every layout whose manager reads the same flags can reuse it, and
 //! `init --plugins kustomize/v2` alone writes PROJECT and `config/` only.
 
+pub(crate) mod manager_env;
+
 use super::{ApiContext, InitContext, Output, Plugin, Role, WebhookContext};
 use crate::machinery::rewrite::{self, Rewrite};
 use crate::machinery::{Change, Context, Fragments, Templates};
@@ -25,6 +27,16 @@ const NAMESPACE_DEPENDENT: &[&str] = &[
     "config/rbac/role.yaml",
     "config/rbac/role_binding.yaml",
 ];
+
+/// The manager's Deployment, whose environment other plugins extend.
+pub(crate) const MANAGER_PATH: &str = "config/manager/manager.yaml";
+
+/// The variable that limits a namespaced manager to its namespace.
+const WATCH_NAMESPACE: &str = "WATCH_NAMESPACE";
+
+/// The line init writes above a namespaced manager's `env` list.
+const WATCH_NAMESPACE_COMMENT: &str =
+    "        # The manager only watches the namespace it is deployed in.\n";
 
 /// The manager's RBAC rules: the init placeholder, or controller-gen's output.
 const ROLE_PATH: &str = "config/rbac/role.yaml";
@@ -148,8 +160,10 @@ impl Plugin for Kustomize {
             NAMESPACE_DEPENDENT,
             dir,
             (&from, &to),
-            |path, current| {
-                (path == ROLE_PATH).then(|| switch_generated_role(current, namespaced, &namespace))
+            |path, current| match path {
+                ROLE_PATH => Some(switch_generated_role(current, namespaced, &namespace)),
+                MANAGER_PATH => Some(switch_watch_namespace(current, namespaced)),
+                _ => None,
             },
         )
     }
@@ -192,6 +206,24 @@ fn file_change(path: std::path::PathBuf, contents: String) -> Change {
     } else {
         Change::Create { path, contents }
     }
+}
+
+/// Adds or removes `WATCH_NAMESPACE` in the manager's environment, for a
+/// manager.yaml whose `env` list holds more (deploy-image's images).
+fn switch_watch_namespace(text: &str, namespaced: bool) -> Result<String, String> {
+    let switched = if namespaced {
+        let from_namespace = [
+            "valueFrom:",
+            "  fieldRef:",
+            "    fieldPath: metadata.namespace",
+        ];
+        manager_env::with_env_item(text, WATCH_NAMESPACE, &from_namespace)
+    } else {
+        // The comment init writes above a namespaced manager's list goes too.
+        manager_env::without_env_item(text, WATCH_NAMESPACE)
+            .map(|text| text.replace(WATCH_NAMESPACE_COMMENT, ""))
+    };
+    switched.map_err(|e| e.to_string())
 }
 
 /// Switches controller-gen's output for the manager role between a

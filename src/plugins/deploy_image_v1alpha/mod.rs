@@ -1,0 +1,427 @@
+//! `deploy-image.go.kubebuilder.io/v1-alpha` (short `deploy-image/v1-alpha`):
+//! `create api --plugins deploy-image/v1-alpha --image <image>` scaffolds an
+//! API and a controller that runs the image as a Deployment.
+//!
+//! The plugin runs after go/v4 and kustomize/v2 in the same command and
+//! fills in the files they plan (the API type, the controller and its test,
+//! the sample) with its own content; it adds the image to the manager's
+//! environment in `config/manager/manager.yaml` and records the resource
+//! with its options under PROJECT's `plugins:`, as kubebuilder does, so
+//! `alpha generate` runs the same `create api` again.
+
+mod options;
+
+use super::flags::{bool_flag, text_flag};
+use super::go_v4::create_api::template_context;
+use super::go_v4::post_steps;
+use super::kustomize_v2::{MANAGER_PATH, manager_env};
+use super::{AfterWrite, ApiContext, EditContext, Hook, Output, Plugin, Role, WebhookContext};
+use crate::machinery::rewrite::read_if_present;
+use crate::machinery::{Change, Templates};
+use crate::project::bookkeeping::plugin_config;
+use crate::project::{ProjectFile, ResourceEntry};
+use crate::resource::{Origin, Resource};
+use anyhow::{Context as _, Result, bail};
+use options::Operand;
+use serde::Serialize;
+use serde_norway::{Mapping, Value};
+use std::path::Path;
+
+/// The plugin's key.
+pub const KEY: &str = "deploy-image.go.kubebuilder.io/v1-alpha";
+
+/// Folder of this plugin's templates under `scaffolds/`.
+const TEMPLATE_DIR: &str = "deploy-image/v1-alpha";
+
+/// `--manifests`: run `make manifests` afterwards.
+const MANIFESTS: &str = "manifests";
+
+/// How to use the plugin, for refusals.
+const USAGE: &str = "deploy-image/v1-alpha takes part in `create api` only: kubebuilder-rs create api --group <group> --version <version> --kind <Kind> --plugins deploy-image/v1-alpha --image <image>";
+
+/// The deploy-image/v1-alpha plugin.
+pub struct DeployImage;
+
+/// The operand as templates see it (`operand.*`).
+#[derive(Debug, Serialize)]
+struct OperandView {
+    /// The Go name of one object of the kind, also the prefix of the
+    /// controller's package-level names (`memcached`, `firstMate`).
+    var: String,
+    image: String,
+    env_var: String,
+    container_name: String,
+    /// The container port's name (at most 15 characters).
+    port_name: String,
+    /// The command's items as Go string literals.
+    command: Vec<String>,
+    container_port: Option<u16>,
+    run_as_user: Option<u32>,
+}
+
+impl Plugin for DeployImage {
+    fn key(&self) -> &'static str {
+        KEY
+    }
+
+    fn short_name(&self) -> Option<&'static str> {
+        Some("deploy-image/v1-alpha")
+    }
+
+    fn template_dir(&self) -> &'static str {
+        TEMPLATE_DIR
+    }
+
+    fn role(&self) -> Role {
+        Role::Optional
+    }
+
+    fn flags(&self, hook: Hook) -> Vec<clap::Arg> {
+        if hook != Hook::CreateApi {
+            return Vec::new();
+        }
+        vec![
+            text_flag(
+                options::IMAGE,
+                "deploy-image/v1-alpha: the container image the controller deploys (e.g. memcached:1.6.26-alpine3.19)",
+            ),
+            text_flag(
+                options::COMMAND,
+                "deploy-image/v1-alpha: the container's command and arguments, comma-separated (e.g. memcached,--memory-limit=64,-v)",
+            ),
+            text_flag(
+                options::PORT,
+                "deploy-image/v1-alpha: the port the container listens on (e.g. 11211); adds containerPort to the spec",
+            ),
+            text_flag(
+                options::RUN_AS_USER,
+                "deploy-image/v1-alpha: the non-root user ID the container runs as (e.g. 1001)",
+            ),
+            bool_flag(
+                MANIFESTS,
+                true,
+                "deploy-image/v1-alpha: run make manifests afterwards, for the new RBAC rules and CRD (--manifests=false to skip)",
+            ),
+        ]
+    }
+
+    fn scaffolds_api_and_controller(&self) -> bool {
+        true
+    }
+
+    fn create_api(&self, ctx: &ApiContext, out: &mut Output) -> Result<()> {
+        check_request(ctx)?;
+        let flags = ctx.flags;
+        let operand = Operand::parse(
+            flags.text(options::IMAGE),
+            flags.text(options::COMMAND),
+            flags.text(options::PORT),
+            flags.text(options::RUN_AS_USER),
+        )?;
+        plan_files(ctx, &operand, out)?;
+        plan_manager_env(ctx.dir, &ctx.resource.kind, &operand, out)?;
+        out.configs
+            .push((KEY, section(ctx.project, ctx.resource, &operand)));
+        Ok(())
+    }
+
+    fn create_webhook(&self, _ctx: &WebhookContext, _out: &mut Output) -> Result<()> {
+        bail!("{USAGE}")
+    }
+
+    fn edit(&self, _ctx: &EditContext, _out: &mut Output) -> Result<()> {
+        bail!("{USAGE}")
+    }
+
+    fn after_write(&self, hook: Hook, ctx: &AfterWrite) -> Result<()> {
+        if hook != Hook::CreateApi || !ctx.flags.is_on(MANIFESTS) {
+            return Ok(());
+        }
+        post_steps::require_go(ctx.dir)?;
+        post_steps::run_make(ctx.dir, "manifests")
+    }
+
+    fn recorded_api_flags(
+        &self,
+        project: &ProjectFile,
+        entry: &ResourceEntry,
+    ) -> Result<Option<Vec<(&'static str, String)>>> {
+        let group = entry.group.as_deref().unwrap_or_default();
+        let Some(recorded) = recorded_resources(project)
+            .into_iter()
+            .find(|r| is_resource(r, group, &entry.version, &entry.kind))
+        else {
+            return Ok(None);
+        };
+        let options = match recorded.get("options") {
+            Some(Value::Mapping(options)) => options.clone(),
+            _ => Mapping::new(),
+        };
+        let operand = Operand::from_options(&options).with_context(|| {
+            format!(
+                "PROJECT's {KEY} entry for {group}/{} {}",
+                entry.version, entry.kind
+            )
+        })?;
+        let mut flags = operand.flags();
+        flags.push((MANIFESTS, "false".into()));
+        Ok(Some(flags))
+    }
+
+    fn replayed_by_edit(&self) -> bool {
+        false
+    }
+}
+
+/// The plugin scaffolds a new API type of the project together with its
+/// controller, for a namespaced kind (the Deployment lives beside it).
+fn check_request(ctx: &ApiContext) -> Result<()> {
+    let resource = ctx.resource;
+    if !matches!(resource.origin, Origin::Own) {
+        bail!(
+            "deploy-image/v1-alpha scaffolds a new API of this project; {} is not one (drop --external-api-* and built-in groups)",
+            resource.gvk()
+        );
+    }
+    if !ctx.options.resource || !ctx.options.controller {
+        bail!(
+            "deploy-image/v1-alpha scaffolds the API type and its controller together: drop --resource=false and --controller=false"
+        );
+    }
+    if let Some(name) = &ctx.options.controller_name {
+        bail!(
+            "deploy-image/v1-alpha names the controller after the kind: drop --controller-name {name}"
+        );
+    }
+    if !resource.namespaced {
+        bail!(
+            "deploy-image/v1-alpha needs a namespaced kind, since its Deployment lives in the {}'s namespace: drop --namespaced=false",
+            resource.kind
+        );
+    }
+    Ok(())
+}
+
+/// Renders the plugin's templates over the files go/v4 and kustomize/v2
+/// planned for the resource.
+fn plan_files(ctx: &ApiContext, operand: &Operand, out: &mut Output) -> Result<()> {
+    let templates = Templates::load(TEMPLATE_DIR, &["create-api"])?;
+    let mut api = template_context(ctx)?;
+    api.context
+        .insert("operand", &operand_view(&ctx.resource.kind, operand));
+    api.vars.push(("group", ctx.resource.group.clone()));
+    let vars = api.path_vars();
+    for template in templates.tree("create-api") {
+        let contents = templates.render(&template.name, &api.context)?;
+        out.plan.fill_in(template.output_with(&vars), contents);
+    }
+    Ok(())
+}
+
+/// Adds the image's variable to the manager's environment.
+fn plan_manager_env(dir: &Path, kind: &str, operand: &Operand, out: &mut Output) -> Result<()> {
+    let path = Path::new(MANAGER_PATH);
+    let Some(text) = read_if_present(dir, path)? else {
+        bail!(
+            "{MANAGER_PATH} does not exist, and deploy-image/v1-alpha passes the image to the manager there: restore it (the kustomize/v2 plugin writes it on init)"
+        );
+    };
+    let text = text.replace("\r\n", "\n");
+    let contents = manager_env::with_env_var(&text, &Operand::env_var(kind), &operand.image)?;
+    out.plan.push(Change::Write {
+        path: path.into(),
+        contents,
+    });
+    Ok(())
+}
+
+/// The templates' view of the operand of a `kind`.
+fn operand_view(kind: &str, operand: &Operand) -> OperandView {
+    let container_name = kind.to_ascii_lowercase();
+    OperandView {
+        var: go_variable(kind),
+        port_name: container_name.chars().take(15).collect(),
+        image: operand.image.clone(),
+        env_var: Operand::env_var(kind),
+        container_name,
+        command: operand.command.iter().map(|c| go_string(c)).collect(),
+        container_port: operand.container_port,
+        run_as_user: operand.run_as_user,
+    }
+}
+
+/// Names the controller's code uses besides the Go keywords, which an
+/// object's variable must not shadow.
+const TAKEN_NAMES: &[&str] = &[
+    "break",
+    "case",
+    "chan",
+    "const",
+    "continue",
+    "default",
+    "defer",
+    "else",
+    "fallthrough",
+    "for",
+    "func",
+    "go",
+    "goto",
+    "if",
+    "import",
+    "interface",
+    "map",
+    "package",
+    "range",
+    "return",
+    "select",
+    "struct",
+    "switch",
+    "type",
+    "var",
+    "appsv1",
+    "apierrors",
+    "client",
+    "context",
+    "corev1",
+    "ctrl",
+    "errors",
+    "events",
+    "fmt",
+    "image",
+    "labels",
+    "logf",
+    "meta",
+    "metav1",
+    "os",
+    "ptr",
+    "r",
+    "req",
+    "runtime",
+    "deployment",
+    "container",
+    "size",
+    "status",
+];
+
+/// The kind with its first letter in lower case, as a Go variable, with
+/// `Obj` added when that would clash with a keyword or a name in use.
+fn go_variable(kind: &str) -> String {
+    let mut chars = kind.chars();
+    let first = chars.next().map(|c| c.to_ascii_lowercase());
+    let name: String = first.into_iter().chain(chars).collect();
+    if TAKEN_NAMES.contains(&name.as_str()) {
+        format!("{name}Obj")
+    } else {
+        name
+    }
+}
+
+/// `text` as a Go string literal (the options hold no control characters).
+fn go_string(text: &str) -> String {
+    format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+/// The plugin's PROJECT section with `resource` recorded (in place of an
+/// earlier record of the same resource, after `--force`).
+fn section(project: &ProjectFile, resource: &Resource, operand: &Operand) -> Value {
+    let mut resources: Vec<Value> = recorded_resources(project)
+        .into_iter()
+        .filter(|r| !is_resource(r, &resource.group, &resource.version, &resource.kind))
+        .map(|r| Value::Mapping(r.clone()))
+        .collect();
+    let mut entry = Mapping::new();
+    let mut put = |key: &str, value: Value| {
+        entry.insert(Value::String(key.into()), value);
+    };
+    if !resource.domain.is_empty() {
+        put("domain", Value::String(resource.domain.clone()));
+    }
+    put("group", Value::String(resource.group.clone()));
+    put("kind", Value::String(resource.kind.clone()));
+    put("options", Value::Mapping(operand.to_options()));
+    put("version", Value::String(resource.version.clone()));
+    resources.push(Value::Mapping(entry));
+    let mut section = match plugin_config(project, KEY) {
+        Some(Value::Mapping(section)) => section.clone(),
+        _ => Mapping::new(),
+    };
+    section.insert(
+        Value::String("resources".into()),
+        Value::Sequence(resources),
+    );
+    Value::Mapping(section)
+}
+
+/// The resources the plugin's PROJECT section records.
+fn recorded_resources(project: &ProjectFile) -> Vec<&Mapping> {
+    let resources = plugin_config(project, KEY).and_then(|section| section.get("resources"));
+    match resources {
+        Some(Value::Sequence(items)) => items.iter().filter_map(Value::as_mapping).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Whether a recorded resource is `group`/`version` `kind`.
+fn is_resource(recorded: &Mapping, group: &str, version: &str, kind: &str) -> bool {
+    let text = |key: &str| {
+        recorded
+            .get(key)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    };
+    text("group") == group && text("version") == version && text("kind") == kind
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variables_follow_the_kind_and_avoid_taken_names() {
+        assert_eq!(go_variable("Memcached"), "memcached");
+        assert_eq!(go_variable("FirstMate"), "firstMate");
+        assert_eq!(go_variable("Type"), "typeObj");
+        assert_eq!(go_variable("Client"), "clientObj");
+    }
+
+    #[test]
+    fn command_items_become_go_literals() {
+        assert_eq!(go_string("-o"), "\"-o\"");
+        assert_eq!(go_string(r#"say "hi" \n"#), r#""say \"hi\" \\n""#);
+    }
+
+    #[test]
+    fn a_resource_recorded_again_replaces_its_entry() {
+        let mut project = ProjectFile {
+            domain: Some("example.com".into()),
+            ..ProjectFile::default()
+        };
+        let operand = Operand::parse(Some("memcached:1"), None, Some("11211"), None).unwrap();
+        let resource = Resource::new(&project, "cache", "v1alpha1", "Memcached", None);
+        let first = section(&project, &resource, &operand);
+        project
+            .plugins
+            .insert(Value::String(KEY.into()), first.clone());
+        let other = Resource::new(&project, "cache", "v1alpha1", "Busybox", None);
+        project.plugins.insert(
+            Value::String(KEY.into()),
+            section(&project, &other, &operand),
+        );
+        let again = section(&project, &resource, &operand);
+        let kinds: Vec<&str> = again["resources"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .map(|r| r["kind"].as_str().unwrap())
+            .collect();
+        assert_eq!(kinds, ["Busybox", "Memcached"]);
+        assert_eq!(
+            first["resources"][0]["options"]["containerPort"].as_str(),
+            Some("11211")
+        );
+        assert_eq!(
+            first["resources"][0]["domain"].as_str(),
+            Some("example.com")
+        );
+    }
+}

@@ -1,0 +1,245 @@
+//! The operand a deploy-image controller runs: read from the flags of
+//! `create api`, checked, and recorded in (or read back from) the plugin's
+//! PROJECT section.
+//!
+//! PROJECT keeps the values as kubebuilder writes them, strings under each
+//! resource's `options`: `image`, `containerCommand` (the comma-separated
+//! command), `containerPort` and `runAsUser`.
+
+use anyhow::{Result, bail};
+use serde_norway::{Mapping, Value};
+
+/// `--image`: the container image the controller deploys.
+pub const IMAGE: &str = "image";
+/// `--image-container-command`: the container's command, comma-separated.
+pub const COMMAND: &str = "image-container-command";
+/// `--image-container-port`: the port the container listens on.
+pub const PORT: &str = "image-container-port";
+/// `--run-as-user`: the user ID the container runs as.
+pub const RUN_AS_USER: &str = "run-as-user";
+
+/// The highest user ID Kubernetes accepts in `runAsUser`.
+const MAX_USER_ID: u32 = 2_147_483_647;
+
+/// What the generated controller deploys.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Operand {
+    /// Container image reference, e.g. `memcached:1.6.26-alpine3.19`.
+    pub image: String,
+    /// The container's command, one item per argument (empty: the image's own).
+    pub command: Vec<String>,
+    /// The port the container listens on.
+    pub container_port: Option<u16>,
+    /// The non-root user ID the container runs as.
+    pub run_as_user: Option<u32>,
+}
+
+impl Operand {
+    /// Checks the four values as given on the command line (or recorded in
+    /// PROJECT); an empty value counts as not given.
+    pub fn parse(
+        image: Option<&str>,
+        command: Option<&str>,
+        port: Option<&str>,
+        user: Option<&str>,
+    ) -> Result<Self> {
+        let given = |value: Option<&str>| value.filter(|v| !v.is_empty()).map(str::to_string);
+        let Some(image) = given(image) else {
+            bail!(
+                "deploy-image/v1-alpha needs --image, the container image its controller deploys (e.g. --image memcached:1.6.26-alpine3.19)"
+            );
+        };
+        check_image(&image)?;
+        Ok(Self {
+            image,
+            command: given(command).map_or_else(|| Ok(Vec::new()), |c| parse_command(&c))?,
+            container_port: given(port).map(|p| parse_port(&p)).transpose()?,
+            run_as_user: given(user).map(|u| parse_user(&u)).transpose()?,
+        })
+    }
+
+    /// The values of this plugin's flags that give this operand.
+    pub fn flags(&self) -> Vec<(&'static str, String)> {
+        let mut flags = vec![(IMAGE, self.image.clone())];
+        if !self.command.is_empty() {
+            flags.push((COMMAND, self.command.join(",")));
+        }
+        if let Some(port) = self.container_port {
+            flags.push((PORT, port.to_string()));
+        }
+        if let Some(user) = self.run_as_user {
+            flags.push((RUN_AS_USER, user.to_string()));
+        }
+        flags
+    }
+
+    /// The `options` mapping PROJECT records, values as strings.
+    pub fn to_options(&self) -> Mapping {
+        let mut options = Mapping::new();
+        let mut put = |key: &str, value: String| {
+            options.insert(Value::String(key.into()), Value::String(value));
+        };
+        put("image", self.image.clone());
+        if !self.command.is_empty() {
+            put("containerCommand", self.command.join(","));
+        }
+        if let Some(port) = self.container_port {
+            put("containerPort", port.to_string());
+        }
+        if let Some(user) = self.run_as_user {
+            put("runAsUser", user.to_string());
+        }
+        options
+    }
+
+    /// The operand a PROJECT `options` mapping records.
+    pub fn from_options(options: &Mapping) -> Result<Self> {
+        let text = |key: &str| -> Option<String> {
+            match options.get(key)? {
+                Value::String(s) => Some(s.clone()),
+                Value::Number(n) => Some(n.to_string()),
+                _ => None,
+            }
+        };
+        Self::parse(
+            text("image").as_deref(),
+            text("containerCommand").as_deref(),
+            text("containerPort").as_deref(),
+            text("runAsUser").as_deref(),
+        )
+    }
+
+    /// The environment variable that passes the image to the manager:
+    /// the kind in capitals, then `_IMAGE` (`MEMCACHED_IMAGE`).
+    pub fn env_var(kind: &str) -> String {
+        format!("{}_IMAGE", kind.to_ascii_uppercase())
+    }
+}
+
+/// Refuses what cannot be an image reference (and could not be written
+/// into Go and YAML as it is): a name of letters, digits and `. _ - / : @`,
+/// starting with a letter or digit.
+fn check_image(image: &str) -> Result<()> {
+    let allowed = |c: char| c.is_ascii_alphanumeric() || "._-/:@".contains(c);
+    let starts_well = image.starts_with(|c: char| c.is_ascii_alphanumeric());
+    if !starts_well || !image.chars().all(allowed) || image.len() > 255 {
+        bail!(
+            "--image {image:?} is not an image reference: use letters, digits and . _ - / : @, starting with a letter or digit (e.g. memcached:1.6.26-alpine3.19)"
+        );
+    }
+    Ok(())
+}
+
+/// Splits `--image-container-command` at commas; refuses empty items and
+/// control characters.
+fn parse_command(command: &str) -> Result<Vec<String>> {
+    let items: Vec<String> = command.split(',').map(str::to_string).collect();
+    if items.iter().any(|item| item.trim().is_empty()) {
+        bail!(
+            "--image-container-command {command:?} has an empty item: give the command and its arguments separated by single commas (e.g. memcached,--memory-limit=64,-v)"
+        );
+    }
+    if command.chars().any(char::is_control) {
+        bail!(
+            "--image-container-command {command:?} holds a control character: give printable text only"
+        );
+    }
+    Ok(items)
+}
+
+/// `--image-container-port`: a port number from 1 to 65535.
+fn parse_port(port: &str) -> Result<u16> {
+    match port.parse::<u16>() {
+        Ok(number) if number > 0 => Ok(number),
+        _ => bail!("--image-container-port {port:?} is not a port: give a number from 1 to 65535"),
+    }
+}
+
+/// `--run-as-user`: a non-root user ID, from 1 to 2147483647 (the pod runs
+/// with `runAsNonRoot`, so user 0 could never start).
+fn parse_user(user: &str) -> Result<u32> {
+    match user.parse::<u32>() {
+        Ok(id) if (1..=MAX_USER_ID).contains(&id) => Ok(id),
+        _ => bail!(
+            "--run-as-user {user:?} is not a non-root user ID: give a number from 1 to {MAX_USER_ID} (the container must not run as root)"
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(image: &str, command: &str, port: &str, user: &str) -> Result<Operand> {
+        Operand::parse(Some(image), Some(command), Some(port), Some(user))
+    }
+
+    #[test]
+    fn the_quick_start_values_are_read_and_recorded_as_given() {
+        let operand = parse(
+            "memcached:1.6.26-alpine3.19",
+            "memcached,--memory-limit=64,-o,modern,-v",
+            "11211",
+            "1001",
+        )
+        .unwrap();
+        assert_eq!(
+            operand.command,
+            ["memcached", "--memory-limit=64", "-o", "modern", "-v"]
+        );
+        assert_eq!(operand.container_port, Some(11211));
+        assert_eq!(operand.run_as_user, Some(1001));
+        let options = operand.to_options();
+        assert_eq!(
+            options.get("containerCommand").and_then(Value::as_str),
+            Some("memcached,--memory-limit=64,-o,modern,-v")
+        );
+        assert_eq!(
+            options.get("containerPort").and_then(Value::as_str),
+            Some("11211")
+        );
+        assert_eq!(Operand::from_options(&options).unwrap(), operand);
+    }
+
+    #[test]
+    fn only_the_image_is_required() {
+        let operand = Operand::parse(Some("busybox:1.36"), None, Some(""), None).unwrap();
+        assert!(operand.command.is_empty());
+        assert_eq!(operand.container_port, None);
+        assert_eq!(operand.flags(), [(IMAGE, "busybox:1.36".to_string())]);
+        let err = Operand::parse(None, None, None, None).unwrap_err();
+        assert!(err.to_string().contains("needs --image"), "{err}");
+    }
+
+    #[test]
+    fn bad_values_are_named_with_what_is_allowed() {
+        for (args, words) in [
+            (
+                ("bad image", "", "", ""),
+                "\"bad image\" is not an image reference",
+            ),
+            (("-x", "", "", ""), "is not an image reference"),
+            (("x:1", "a,,b", "", ""), "has an empty item"),
+            (
+                ("x:1", "", "abc", ""),
+                "\"abc\" is not a port: give a number from 1 to 65535",
+            ),
+            (("x:1", "", "0", ""), "\"0\" is not a port"),
+            (("x:1", "", "70000", ""), "\"70000\" is not a port"),
+            (("x:1", "", "", "0"), "\"0\" is not a non-root user ID"),
+            (("x:1", "", "", "-5"), "\"-5\" is not a non-root user ID"),
+            (("x:1", "", "", "abc"), "\"abc\" is not a non-root user ID"),
+        ] {
+            let (image, command, port, user) = args;
+            let err = parse(image, command, port, user).unwrap_err().to_string();
+            assert!(err.contains(words), "{err}");
+            assert!(!err.contains('\n'), "{err}");
+        }
+    }
+
+    #[test]
+    fn the_env_var_is_the_kind_in_capitals() {
+        assert_eq!(Operand::env_var("Memcached"), "MEMCACHED_IMAGE");
+        assert_eq!(Operand::env_var("FirstMate"), "FIRSTMATE_IMAGE");
+    }
+}
