@@ -18,6 +18,8 @@ pub struct Bundle {
     pub short_name: &'static str,
     /// The keys of its plugins.
     pub plugins: &'static [&'static str],
+    /// PROJECT's `layout` records its plugins' keys rather than its own.
+    pub recorded_expanded: bool,
 }
 
 /// A resolved chain of plugins.
@@ -104,7 +106,7 @@ impl Chain {
 
     /// Adds the plugin or bundle `name` at the end of the chain.
     fn push(&mut self, name: &str) -> Result<()> {
-        let (key, plugins) = resolve(name)?;
+        let (keys, plugins) = resolve(name)?;
         for plugin in &plugins {
             if self.contains(plugin.key()) {
                 bail!(
@@ -125,14 +127,15 @@ impl Chain {
                 );
             }
         }
-        self.layout.push(key.to_string());
+        self.layout.extend(keys.iter().map(|key| key.to_string()));
         self.plugins.extend(plugins);
         Ok(())
     }
 }
 
-/// The full key and the plugins of a bundle or plugin named in full or short form.
-fn resolve(name: &str) -> Result<(&'static str, Vec<&'static dyn Plugin>)> {
+/// The keys PROJECT's `layout` records for a bundle or plugin named in full
+/// or short form, and its plugins.
+fn resolve(name: &str) -> Result<(Vec<&'static str>, Vec<&'static dyn Plugin>)> {
     if let Some(bundle) = super::BUNDLES
         .iter()
         .find(|b| b.key == name || b.short_name == name)
@@ -142,13 +145,18 @@ fn resolve(name: &str) -> Result<(&'static str, Vec<&'static dyn Plugin>)> {
             .iter()
             .filter_map(|key| super::by_key(key))
             .collect();
-        return Ok((bundle.key, plugins));
+        let keys = if bundle.recorded_expanded {
+            bundle.plugins.to_vec()
+        } else {
+            vec![bundle.key]
+        };
+        return Ok((keys, plugins));
     }
     PLUGINS
         .iter()
         .copied()
         .find(|p| p.key() == name || p.short_name() == Some(name))
-        .map(|p| (p.key(), vec![p]))
+        .map(|p| (vec![p.key()], vec![p]))
         .ok_or_else(|| anyhow::anyhow!("unknown plugin {name:?}; {}", known()))
 }
 
