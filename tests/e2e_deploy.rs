@@ -15,8 +15,8 @@
 mod common;
 
 use common::cluster::{
-    Background, ControlPlane, Env, env_for, http_get, install_cert_manager_crds, objects, step,
-    wait_until,
+    Background, ControlPlane, Env, env_for, get_args, http_get, install_cert_manager_crds, objects,
+    step, wait_until,
 };
 use common::{empty_project_dir, kb, shared_tools_bin, stderr, stdout};
 use std::os::unix::process::CommandExt;
@@ -116,15 +116,6 @@ fn report_condition_in_reconcile(path: &Path) {
         1,
     );
     std::fs::write(path, text).unwrap();
-}
-
-/// kubectl get arguments for one object.
-fn get_args<'a>(kind: &'a str, name: &'a str, namespace: &'a Option<String>) -> Vec<&'a str> {
-    let mut args = vec!["get", kind, name];
-    if let Some(ns) = namespace {
-        args.extend(["-n", ns.as_str()]);
-    }
-    args
 }
 
 /// Name of the ConfigMap the garbage-collection step makes dependent on the

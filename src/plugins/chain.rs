@@ -4,7 +4,8 @@
 //! (`kustomize.common.kubebuilder.io/v2`) or short (`kustomize/v2`) form; a
 //! bundle key (`go.kubebuilder.io/v4`, short `go/v4`) stands for several
 //! plugins. PROJECT's `layout` records each item of the chain by its full
-//! key, bundles as bundles, as kubebuilder does.
+//! key, bundles as bundles, as kubebuilder does; a bundle marked
+//! `recorded_expanded` (`rust/v1-alpha`) by its plugins' keys.
 
 use super::{PLUGINS, Plugin, Role};
 use anyhow::{Result, bail};
@@ -18,6 +19,8 @@ pub struct Bundle {
     pub short_name: &'static str,
     /// The keys of its plugins.
     pub plugins: &'static [&'static str],
+    /// PROJECT's `layout` records its plugins' keys rather than its own.
+    pub recorded_expanded: bool,
 }
 
 /// A resolved chain of plugins.
@@ -104,7 +107,7 @@ impl Chain {
 
     /// Adds the plugin or bundle `name` at the end of the chain.
     fn push(&mut self, name: &str) -> Result<()> {
-        let (key, plugins) = resolve(name)?;
+        let (keys, plugins) = resolve(name)?;
         for plugin in &plugins {
             if self.contains(plugin.key()) {
                 bail!(
@@ -125,14 +128,15 @@ impl Chain {
                 );
             }
         }
-        self.layout.push(key.to_string());
+        self.layout.extend(keys.iter().map(|key| key.to_string()));
         self.plugins.extend(plugins);
         Ok(())
     }
 }
 
-/// The full key and the plugins of a bundle or plugin named in full or short form.
-fn resolve(name: &str) -> Result<(&'static str, Vec<&'static dyn Plugin>)> {
+/// The keys PROJECT's `layout` records for a bundle or plugin named in full
+/// or short form, and its plugins.
+fn resolve(name: &str) -> Result<(Vec<&'static str>, Vec<&'static dyn Plugin>)> {
     if let Some(bundle) = super::BUNDLES
         .iter()
         .find(|b| b.key == name || b.short_name == name)
@@ -142,13 +146,18 @@ fn resolve(name: &str) -> Result<(&'static str, Vec<&'static dyn Plugin>)> {
             .iter()
             .filter_map(|key| super::by_key(key))
             .collect();
-        return Ok((bundle.key, plugins));
+        let keys = if bundle.recorded_expanded {
+            bundle.plugins.to_vec()
+        } else {
+            vec![bundle.key]
+        };
+        return Ok((keys, plugins));
     }
     PLUGINS
         .iter()
         .copied()
         .find(|p| p.key() == name || p.short_name() == Some(name))
-        .map(|p| (p.key(), vec![p]))
+        .map(|p| (vec![p.key()], vec![p]))
         .ok_or_else(|| anyhow::anyhow!("unknown plugin {name:?}; {}", known()))
 }
 
@@ -210,6 +219,22 @@ mod tests {
                 ]
             );
         }
+    }
+
+    #[test]
+    fn the_rust_bundle_is_recorded_by_its_plugins_keys() {
+        for spec in ["rust/v1-alpha", "rust.kubebuilder-rs.io/v1-alpha"] {
+            let chain = Chain::parse(spec).unwrap();
+            let expected = [
+                "base.rust.kubebuilder-rs.io/v1-alpha",
+                "kustomize.common.kubebuilder.io/v2",
+            ];
+            assert_eq!(chain.layout, expected);
+            assert_eq!(keys(&chain), expected);
+            assert!(Chain::from_layout(&chain.layout).is_ok());
+        }
+        let err = Chain::parse("rust/v1-alpha,go/v4").unwrap_err().to_string();
+        assert!(err.contains("twice") || err.contains("both"), "{err}");
     }
 
     #[test]

@@ -15,6 +15,7 @@ pub mod go_v4;
 pub mod grafana_v1alpha;
 pub mod helm_v2alpha;
 pub mod kustomize_v2;
+pub mod rust_v1alpha;
 
 pub use chain::{Bundle, Chain};
 pub use flags::Flags;
@@ -30,6 +31,7 @@ use std::path::{Path, PathBuf};
 /// then `config/`, then optional plugins.
 pub static PLUGINS: &[&dyn Plugin] = &[
     &go_v4::GoBase,
+    &rust_v1alpha::RustBase,
     &kustomize_v2::Kustomize,
     &grafana_v1alpha::Grafana,
     &helm_v2alpha::Helm,
@@ -37,11 +39,20 @@ pub static PLUGINS: &[&dyn Plugin] = &[
 ];
 
 /// Keys that stand for several plugins.
-pub static BUNDLES: &[Bundle] = &[Bundle {
-    key: "go.kubebuilder.io/v4",
-    short_name: "go/v4",
-    plugins: &[go_v4::KEY, kustomize_v2::KEY],
-}];
+pub static BUNDLES: &[Bundle] = &[
+    Bundle {
+        key: "go.kubebuilder.io/v4",
+        short_name: "go/v4",
+        plugins: &[go_v4::KEY, kustomize_v2::KEY],
+        recorded_expanded: false,
+    },
+    Bundle {
+        key: "rust.kubebuilder-rs.io/v1-alpha",
+        short_name: "rust/v1-alpha",
+        plugins: &[rust_v1alpha::KEY, kustomize_v2::KEY],
+        recorded_expanded: true,
+    },
+];
 
 /// What part of a project a plugin scaffolds; a chain holds at most one
 /// plugin of each of the first two roles.

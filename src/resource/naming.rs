@@ -201,6 +201,14 @@ pub fn pascal_case(name: &str) -> String {
         .collect()
 }
 
+/// The 32-bit FNV-1a hash of `text`. Its hex form, like kubebuilder's, makes
+/// the leader-election ID unique per project (`398fa3b3.my.domain`).
+pub fn fnv1a_32(text: &str) -> u32 {
+    text.bytes().fold(0x811c_9dc5, |hash, byte| {
+        (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,7 +14,9 @@ const CERT_MANAGER: &str = "github.com/cert-manager/cert-manager@v1.21.2";
 /// Environment shared by every command of the test: the control plane's
 /// kubeconfig, its kubectl first on PATH, and the shared tools directory.
 pub struct Env {
+    /// The control plane's kubeconfig.
     pub kubeconfig: PathBuf,
+    /// PATH with the control plane's binaries first.
     pub path: String,
 }
 
@@ -161,10 +163,12 @@ impl Drop for Background {
     }
 }
 
+/// The control-plane script of this repository.
 pub fn script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/control-plane")
 }
 
+/// The directory of the control-plane binaries (KUBEBUILDER_ASSETS).
 pub fn assets() -> PathBuf {
     PathBuf::from(
         std::env::var_os("KUBEBUILDER_ASSETS")
@@ -272,4 +276,13 @@ pub fn crd_established(env: &Env, name: &str) {
         Duration::from_secs(60),
         || stdout(&env.kubectl(&["get", "crd", name, "-o", path])) == "True",
     );
+}
+
+/// kubectl get arguments for one object.
+pub fn get_args<'a>(kind: &'a str, name: &'a str, namespace: &'a Option<String>) -> Vec<&'a str> {
+    let mut args = vec!["get", kind, name];
+    if let Some(ns) = namespace {
+        args.extend(["-n", ns.as_str()]);
+    }
+    args
 }

@@ -313,7 +313,7 @@ fn types_file(group_dir: &str, version: &str, kind: &str) -> PathBuf {
 fn base_context(project: &ProjectFile, go_header: &str) -> Result<crate::machinery::Context> {
     let repo = project.repo.clone().unwrap_or_default();
     let mut context = crate::machinery::Context::new();
-    context.insert("repo_hash", &format!("{:08x}", fnv1a_32(&repo)));
+    context.insert("repo_hash", &format!("{:08x}", naming::fnv1a_32(&repo)));
     context.insert("repo", &repo);
     context.insert("domain", project.domain.as_deref().unwrap_or_default());
     context.insert(
@@ -394,14 +394,6 @@ fn go_header(boilerplate: &str) -> String {
     }
 }
 
-/// The 32-bit FNV-1a hash of `text`. Its hex form, like kubebuilder's, makes
-/// the leader-election ID unique per module (`398fa3b3.my.domain`).
-fn fnv1a_32(text: &str) -> u32 {
-    text.bytes().fold(0x811c_9dc5, |hash, byte| {
-        (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
-    })
-}
-
 /// The current year (UTC), for copyright lines.
 fn current_year() -> i64 {
     crate::machinery::clock::DateTime::now().year
@@ -414,7 +406,7 @@ mod tests {
     #[test]
     fn leader_election_hash_matches_kubebuilder() {
         assert_eq!(
-            format!("{:08x}", fnv1a_32("example.com/single")),
+            format!("{:08x}", naming::fnv1a_32("example.com/single")),
             "398fa3b3"
         );
     }

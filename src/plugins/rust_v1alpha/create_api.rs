@@ -1,0 +1,237 @@
+//! `create api` for the Rust layout: the kind's module under `src/api/`,
+//! its controller under `src/controller/`, and the lines that wire them
+//! into the crate, the manager, `make manifests` and the integration tests.
+//! Which fragment goes where is declared in
+//! `scaffolds/rust/v1-alpha/create-api/fragments.toml`.
+
+use super::names::{controller_module, crate_ident, module_ident, own_api_module, snake_case};
+use super::{TEMPLATE_DIR, base_context, read_rust_header};
+use crate::machinery::{Change, Context, Fragments, Plan, Templates};
+use crate::plugins::ApiContext;
+use crate::project::ProjectFile;
+use crate::resource::{Origin, Resource};
+use anyhow::Result;
+use serde::Serialize;
+
+/// The kind's type, as templates see it (`api.*`).
+#[derive(Debug, Serialize)]
+struct ApiView {
+    /// The group's module name (`foo_policy` for `foo.policy`).
+    group_module: String,
+    /// The kind's module name (`first_mate`).
+    kind_module: String,
+    /// The module holding the type, as the crate's own code names it
+    /// (`crate::api::v1`, `k8s_openapi::api::apps::v1`).
+    type_module: String,
+    /// The same module as tests and binaries name it (`guestbook::api::v1`).
+    external_module: String,
+    /// The type from `src/api/mod.rs` (`v1::Captain`, `crew::v1::Captain`).
+    crd_path: String,
+    /// The API group in RBAC rules (empty for the core group).
+    rbac_group: String,
+}
+
+/// The controller, as templates see it (`controller.*`).
+#[derive(Debug, Serialize)]
+struct ControllerView {
+    /// Its name, in logs, events and metrics (`captain`, `captain-backup`).
+    name: String,
+    /// Its module name (`captain`, `captain_backup`).
+    module: String,
+    /// Its module from `src/controller/` (`captain`, `crew::captain`).
+    path: String,
+    /// Its module among the integration tests (`captain`, `crew_captain`).
+    test_module: String,
+}
+
+/// Plans the Rust side of `create api`.
+pub fn plan(ctx: &ApiContext, plan: &mut Plan) -> Result<()> {
+    let (project, resource) = (ctx.project, ctx.resource);
+    let multigroup = project.multigroup == Some(true);
+    let api = api_view(resource, project);
+    let controller_name = ctx.options.controller_name(resource);
+    let controller = controller_view(&controller_name, resource, multigroup);
+    let group_dir = if multigroup {
+        api.group_module.clone()
+    } else {
+        String::new()
+    };
+
+    let templates = Templates::load(TEMPLATE_DIR, &["create-api", "test-support"])?;
+    let fragments = Fragments::load(TEMPLATE_DIR, "create-api")?;
+    let mut context = base_context(project, &read_rust_header(ctx.dir));
+    context.insert("resource", resource);
+    context.insert("api", &api);
+    context.insert("controller", &controller);
+    let vars = [
+        ("group_dir", group_dir.as_str()),
+        ("version", resource.version.as_str()),
+        ("kind", api.kind_module.as_str()),
+        ("controller", controller.module.as_str()),
+        ("test", controller.test_module.as_str()),
+    ];
+    let render = Render {
+        templates: &templates,
+        fragments: &fragments,
+        context: &context,
+        vars: &vars,
+    };
+
+    if ctx.options.resource {
+        if multigroup {
+            render.files("create-api/api-group", plan, true)?;
+            render.fragments("api-group", plan)?;
+        }
+        render.files("create-api/api", plan, false)?;
+        render.fragments("api", plan)?;
+    }
+    if ctx.options.controller {
+        if multigroup {
+            render.files("create-api/controller-group", plan, true)?;
+            render.fragments("controller-group", plan)?;
+        }
+        render.files("create-api/controller", plan, false)?;
+        render.fragments("controller", plan)?;
+        if controller_name == resource.kind_lower {
+            render.files("test-support", plan, true)?;
+            render.files("create-api/controller-test", plan, false)?;
+            render.fragments("controller-test", plan)?;
+        }
+    }
+    Ok(())
+}
+
+/// Templates, fragments and values of one command, rendered into a plan.
+struct Render<'a> {
+    templates: &'a Templates,
+    fragments: &'a Fragments,
+    context: &'a Context,
+    vars: &'a [(&'a str, &'a str)],
+}
+
+impl Render<'_> {
+    /// Plans every file of `folder`. Module files (`mod.rs`, the test
+    /// suite's `main.rs`) and folders marked `shared` are created only when
+    /// missing, since later resources share them.
+    fn files(&self, folder: &str, plan: &mut Plan, shared: bool) -> Result<()> {
+        for template in self.templates.tree(folder) {
+            let contents = self.templates.render(&template.name, self.context)?;
+            let path = template.output_with(self.vars);
+            let is_module_file = path
+                .file_name()
+                .is_some_and(|name| name == "mod.rs" || name == "main.rs");
+            plan.push(if shared || is_module_file {
+                Change::CreateIfMissing { path, contents }
+            } else {
+                Change::Create { path, contents }
+            });
+        }
+        Ok(())
+    }
+
+    /// Plans the fragment group `group`.
+    fn fragments(&self, group: &str, plan: &mut Plan) -> Result<()> {
+        self.fragments
+            .plan(group, self.templates, self.context, self.vars, plan)
+    }
+}
+
+/// Builds `api.*` for templates.
+fn api_view(resource: &Resource, project: &ProjectFile) -> ApiView {
+    let crate_name = crate_ident(project.project_name.as_deref().unwrap_or_default());
+    let own_module = own_api_module(resource, project);
+    let (type_module, external_module) = match &resource.origin {
+        Origin::Core(core) => {
+            let module = format!("k8s_openapi::api::{}::{}", core.package, resource.version);
+            (module.clone(), module)
+        }
+        _ => (
+            format!("crate::{own_module}"),
+            format!("{crate_name}::{own_module}"),
+        ),
+    };
+    let crd_path = format!(
+        "{}::{}",
+        own_module.trim_start_matches("api::"),
+        resource.kind
+    );
+    ApiView {
+        group_module: module_ident(&resource.group),
+        kind_module: snake_case(&resource.kind),
+        type_module,
+        external_module,
+        crd_path,
+        rbac_group: resource.qualified_group.clone(),
+    }
+}
+
+/// Builds `controller.*` for templates.
+fn controller_view(name: &str, resource: &Resource, multigroup: bool) -> ControllerView {
+    let module = controller_module(name, resource);
+    let (path, test_module) = if multigroup {
+        let group = module_ident(&resource.group);
+        (format!("{group}::{module}"), format!("{group}_{module}"))
+    } else {
+        (module.clone(), module.clone())
+    };
+    ControllerView {
+        name: name.to_string(),
+        module,
+        path,
+        test_module,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn project(multigroup: bool) -> ProjectFile {
+        ProjectFile {
+            domain: Some("example.com".into()),
+            project_name: Some("ship-yard".into()),
+            multigroup: multigroup.then_some(true),
+            ..ProjectFile::default()
+        }
+    }
+
+    #[test]
+    fn own_types_live_under_the_crate_api_module() {
+        let project = project(true);
+        let resource = Resource::new(&project, "foo.policy", "v1", "HealthCheckPolicy", None);
+        let view = api_view(&resource, &project);
+        assert_eq!(view.type_module, "crate::api::foo_policy::v1");
+        assert_eq!(view.external_module, "ship_yard::api::foo_policy::v1");
+        assert_eq!(view.crd_path, "foo_policy::v1::HealthCheckPolicy");
+        assert_eq!(view.kind_module, "health_check_policy");
+        assert_eq!(view.rbac_group, "foo.policy.example.com");
+    }
+
+    #[test]
+    fn core_types_come_from_k8s_openapi() {
+        let project = project(false);
+        let resource = Resource::new(&project, "apps", "v1", "Deployment", None);
+        let view = api_view(&resource, &project);
+        assert_eq!(view.type_module, "k8s_openapi::api::apps::v1");
+        assert_eq!(view.rbac_group, "apps");
+        let resource = Resource::new(&project, "core", "v1", "Pod", None);
+        assert_eq!(api_view(&resource, &project).rbac_group, "");
+    }
+
+    #[test]
+    fn controllers_are_named_after_the_kind_or_their_own_name() {
+        let project = project(true);
+        let resource = Resource::new(&project, "crew", "v1", "FirstMate", None);
+        let own = controller_view("firstmate", &resource, true);
+        assert_eq!(
+            (own.module.as_str(), own.path.as_str()),
+            ("first_mate", "crew::first_mate")
+        );
+        assert_eq!(own.test_module, "crew_first_mate");
+        let other = controller_view("mate-backup", &resource, false);
+        assert_eq!(
+            (other.module.as_str(), other.path.as_str()),
+            ("mate_backup", "mate_backup")
+        );
+    }
+}

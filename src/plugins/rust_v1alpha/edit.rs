@@ -1,0 +1,63 @@
+//! `edit` for the Rust layout. Whether the manager is namespaced is decided
+//! when it runs (WATCH_NAMESPACE, which kustomize/v2's manager.yaml sets),
+//! and `make manifests` reads PROJECT for the role's kind, so no Rust file
+//! depends on `--namespaced`. `--multigroup` changes where later APIs go;
+//! a new license header is written to the boilerplate file.
+
+use super::{BOILERPLATE_PATH, TEMPLATE_DIR, boilerplate};
+use crate::machinery::rewrite::read_if_present;
+use crate::machinery::{Change, Templates};
+use crate::plugins::{EditContext, License, Output};
+use anyhow::Result;
+use std::path::Path;
+
+/// Plans the Rust side of `edit`.
+pub fn plan(ctx: &EditContext, out: &mut Output) -> Result<()> {
+    if let Some(target) = ctx.request.multigroup
+        && (ctx.project.multigroup == Some(true)) != target
+    {
+        out.notes.push(multigroup_note(target));
+    }
+    if let Some(license) = &ctx.request.license {
+        edit_license(ctx.dir, license, ctx.request.owner.as_deref(), out)?;
+    }
+    Ok(())
+}
+
+/// What a switch of `--multigroup` means for a Rust project.
+fn multigroup_note(target: bool) -> String {
+    if target {
+        "APIs created from now on go to src/api/<group>/<version>/ and their controllers to \
+         src/controller/<group>/; existing modules stay where they are and keep building."
+            .to_string()
+    } else {
+        "APIs created from now on go to src/api/<version>/ and their controllers to \
+         src/controller/; existing modules stay where they are and keep building."
+            .to_string()
+    }
+}
+
+/// Writes the boilerplate for a new license header.
+fn edit_license(
+    dir: &Path,
+    license: &License,
+    owner: Option<&str>,
+    out: &mut Output,
+) -> Result<()> {
+    let templates = Templates::load(TEMPLATE_DIR, &["licenses"])?;
+    let contents = boilerplate(&templates, license, owner)?;
+    if read_if_present(dir, Path::new(BOILERPLATE_PATH))?.as_deref() == Some(contents.as_str()) {
+        out.notes.push(format!(
+            "{BOILERPLATE_PATH} already holds that license header."
+        ));
+        return Ok(());
+    }
+    out.plan.push(Change::Write {
+        path: BOILERPLATE_PATH.into(),
+        contents,
+    });
+    out.notes.push(format!(
+        "Existing Rust files keep their header; files scaffolded from now on start with the new {BOILERPLATE_PATH}."
+    ));
+    Ok(())
+}

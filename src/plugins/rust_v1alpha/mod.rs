@@ -1,0 +1,204 @@
+//! `base.rust.kubebuilder-rs.io/v1-alpha`: Rust operators on kube-rs. With
+//! `kustomize.common.kubebuilder.io/v2` it forms the `rust/v1-alpha` bundle,
+//! so a Rust project gets the same `config/` tree and make targets as a
+//! go/v4 one.
+//!
+//! Everything Rust lives here: the crate name, Rust module paths, the
+//! license header of `.rs` files and the pinned crate versions
+//! (`scaffolds/rust/v1-alpha/versions.toml`). The generated project needs no
+//! Go toolchain, so this plugin has no post-steps.
+
+pub mod cargo_toml;
+mod create_api;
+mod edit;
+mod names;
+mod versions;
+
+pub use versions::{Versions, versions};
+
+use super::{
+    ApiContext, EditContext, Flags, Hook, InitContext, License, Output, Plugin, Role,
+    WebhookContext,
+};
+use crate::machinery::{Change, Context, Templates};
+use crate::project::ProjectFile;
+use crate::resource::{Origin, Resource};
+use anyhow::{Result, bail};
+use std::path::Path;
+
+/// The plugin's key.
+pub const KEY: &str = "base.rust.kubebuilder-rs.io/v1-alpha";
+
+/// Folder of this plugin's templates under `scaffolds/`.
+pub(super) const TEMPLATE_DIR: &str = "rust/v1-alpha";
+
+/// Where the license header of generated Rust files is kept in a project.
+const BOILERPLATE_PATH: &str = "hack/boilerplate.rs.txt";
+
+/// The Rust base plugin.
+pub struct RustBase;
+
+impl Plugin for RustBase {
+    fn key(&self) -> &'static str {
+        KEY
+    }
+
+    fn template_dir(&self) -> &'static str {
+        TEMPLATE_DIR
+    }
+
+    fn role(&self) -> Role {
+        Role::Language
+    }
+
+    fn prepare_init(&self, _ctx: &InitContext, project: &mut ProjectFile) -> Result<()> {
+        let name = project.project_name.as_deref().unwrap_or_default();
+        names::check_crate_name(name)
+    }
+
+    fn init(&self, ctx: &InitContext, project: &ProjectFile, out: &mut Output) -> Result<()> {
+        let templates = Templates::load(TEMPLATE_DIR, &["init", "licenses"])?;
+        let boilerplate = boilerplate(&templates, ctx.license, ctx.owner)?;
+        let context = base_context(project, &rust_header(&boilerplate));
+        for template in templates.tree("init") {
+            let contents = templates.render(&template.name, &context)?;
+            out.plan.push(Change::Create {
+                path: template.output,
+                contents,
+            });
+        }
+        out.plan.push(Change::Create {
+            path: BOILERPLATE_PATH.into(),
+            contents: boilerplate,
+        });
+        Ok(())
+    }
+
+    fn shape_resource(
+        &self,
+        hook: Hook,
+        project: &ProjectFile,
+        _flags: &Flags,
+        resource: &mut Resource,
+    ) -> Result<()> {
+        if hook != Hook::CreateApi {
+            return Ok(());
+        }
+        names::check_resource_modules(resource)?;
+        if let Origin::Core(core) = &resource.origin {
+            let module = format!("{}/{}", core.package, resource.version);
+            if !versions().k8s_openapi_modules.contains(&module) {
+                bail!(
+                    "{}/{} {}: k8s-openapi {} has no module api::{}::{} for this layout; use a version it serves",
+                    resource.group,
+                    resource.version,
+                    resource.kind,
+                    versions().get("k8s_openapi"),
+                    core.package,
+                    resource.version
+                );
+            }
+        }
+        resource.path = Some(names::type_module(resource, project));
+        Ok(())
+    }
+
+    fn create_api(&self, ctx: &ApiContext, out: &mut Output) -> Result<()> {
+        create_api::plan(ctx, &mut out.plan)
+    }
+
+    fn create_webhook(&self, ctx: &WebhookContext, _out: &mut Output) -> Result<()> {
+        bail!(
+            "create webhook is not available yet for the rust/v1-alpha layout ({} {}/{}): nothing was written",
+            ctx.resource.kind,
+            ctx.resource.group,
+            ctx.resource.version
+        )
+    }
+
+    fn edit(&self, ctx: &EditContext, out: &mut Output) -> Result<()> {
+        edit::plan(ctx, out)
+    }
+
+    fn current_license(&self, dir: &Path) -> Option<License> {
+        std::fs::read_to_string(dir.join(BOILERPLATE_PATH))
+            .ok()
+            .map(License::Custom)
+    }
+
+    fn next_steps(&self, hook: Hook) -> Option<&'static str> {
+        (hook == Hook::Init).then_some(
+            "Next: define an API with\n  kubebuilder-rs create api --group <group> --version <version> --kind <Kind>\nthen `make manifests` writes the CRDs and `make test` runs the tests (cargo only, no Go).",
+        )
+    }
+}
+
+/// The variables every template of this plugin gets, from PROJECT and the
+/// license header of `.rs` files.
+fn base_context(project: &ProjectFile, header: &str) -> Context {
+    let project_name = project.project_name.as_deref().unwrap_or_default();
+    let domain = project.domain.as_deref().unwrap_or_default();
+    let mut context = Context::new();
+    context.insert("project_name", project_name);
+    context.insert("crate_name", &names::crate_ident(project_name));
+    context.insert("domain", domain);
+    context.insert(
+        "lease_name",
+        &format!("{:08x}.{domain}", names::fnv1a_32(project_name)),
+    );
+    context.insert("multigroup", &(project.multigroup == Some(true)));
+    context.insert("namespaced", &(project.namespaced == Some(true)));
+    context.insert("cli_version", env!("CARGO_PKG_VERSION"));
+    context.insert("header", header);
+    context.insert("versions", &versions().crates);
+    context
+}
+
+/// The header of `.rs` files in the project at `dir`, from its boilerplate
+/// file (none when the file is missing or empty).
+fn read_rust_header(dir: &Path) -> String {
+    let boilerplate = std::fs::read_to_string(dir.join(BOILERPLATE_PATH)).unwrap_or_default();
+    rust_header(&boilerplate)
+}
+
+/// The text of `hack/boilerplate.rs.txt` for `license`, naming `owner`.
+/// `templates` must hold the `licenses` folder.
+fn boilerplate(templates: &Templates, license: &License, owner: Option<&str>) -> Result<String> {
+    match license {
+        License::None => Ok(String::new()),
+        License::Custom(text) => Ok(text.clone()),
+        License::Apache2 => {
+            let mut context = Context::new();
+            context.insert("year", &current_year());
+            context.insert("owner", owner.unwrap_or_default());
+            templates.render("licenses/apache2.txt.jinja", &context)
+        }
+    }
+}
+
+/// The header of generated `.rs` files: the boilerplate followed by a blank
+/// line, or nothing when the project has no license header.
+fn rust_header(boilerplate: &str) -> String {
+    let trimmed = boilerplate.trim_end();
+    if trimmed.is_empty() {
+        String::new()
+    } else {
+        format!("{trimmed}\n\n")
+    }
+}
+
+/// The current year (UTC), for copyright lines.
+fn current_year() -> i64 {
+    crate::machinery::clock::DateTime::now().year
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_is_empty_without_a_license() {
+        assert_eq!(rust_header(""), "");
+        assert_eq!(rust_header("// x\n\n"), "// x\n\n");
+    }
+}
