@@ -1,0 +1,230 @@
+//! `create webhook` for the Rust layout: the crate's webhook server (once),
+//! the kind's webhook module with a `Defaulter`, a `Validator` and a
+//! conversion through the hub as asked, the integration test that has the
+//! API server call them, and the lines that wire them into the crate, the
+//! manager and `make manifests`. Which fragment goes where is declared in
+//! `scaffolds/rust/v1-alpha/create-webhook/fragments.toml`.
+
+use super::create_api::Render;
+use super::names::{crate_ident, module_ident, own_api_module, snake_case};
+use super::{TEMPLATE_DIR, base_context, cargo_toml, read_rust_header, versions};
+use crate::machinery::{Change, Fragments, Plan, Templates};
+use crate::plugins::WebhookContext;
+use crate::project::ProjectFile;
+use crate::project::bookkeeping::WebhookOptions;
+use crate::resource::{Origin, Resource};
+use anyhow::{Context as _, Result, bail};
+use serde::Serialize;
+
+/// The marker above which `create api` lists each kind's CRD in src/api/mod.rs.
+const CRDS_MARKER: &str = "+kubebuilder:scaffold:crds";
+
+/// The kind's webhooks, as templates see them (`webhook.*`).
+#[derive(Debug, Serialize)]
+struct WebhookView {
+    /// The group's module name (`foo_policy` for `foo.policy`).
+    group_module: String,
+    /// The kind's module name (`first_mate`).
+    kind_module: String,
+    /// The module of the type, from inside the crate (`crate::api::v1`).
+    type_module: String,
+    /// The same module from tests (`ship_yard::api::v1`).
+    external_type_module: String,
+    /// The module of the group's versions, from inside the crate
+    /// (`crate::api`, `crate::api::crew`): spokes are its children.
+    api_module: String,
+    /// The same module from tests.
+    external_api_module: String,
+    /// The kind's webhook module from `crate::webhook` (`v1::captain`).
+    path: String,
+    /// The kind's webhook module from tests (`ship_yard::webhook::v1::captain`).
+    external_module: String,
+    /// The kind's module among the integration tests (`captain_v1`).
+    test_module: String,
+    /// go/v4's name of the defaulting webhook (`mcaptain-v1.kb.io`).
+    defaulting_name: String,
+    /// go/v4's name of the validating webhook (`vcaptain-v1.kb.io`).
+    validation_name: String,
+    /// The defaulting webhook's URL path.
+    defaulting_path: String,
+    /// The validating webhook's URL path.
+    validation_path: String,
+}
+
+/// Plans the Rust side of `create webhook`.
+pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
+    let (project, resource, options) = (ctx.project, ctx.resource, ctx.options);
+    if !matches!(resource.origin, Origin::Own) {
+        bail!(
+            "create webhook in the rust/v1-alpha layout takes the project's own APIs only; {} is a built-in or external type",
+            resource.gvk()
+        );
+    }
+    let multigroup = project.multigroup == Some(true);
+    let webhook = webhook_view(resource, project, options);
+    let group_dir = if multigroup {
+        webhook.group_module.clone()
+    } else {
+        String::new()
+    };
+
+    let templates = Templates::load(TEMPLATE_DIR, &["create-webhook"])?;
+    let fragments = Fragments::load(TEMPLATE_DIR, "create-webhook")?;
+    let mut context = base_context(project, &read_rust_header(ctx.dir));
+    context.insert("resource", resource);
+    context.insert("webhook", &webhook);
+    let vars = [
+        ("group_dir", group_dir.as_str()),
+        ("version", resource.version.as_str()),
+        ("kind", webhook.kind_module.as_str()),
+        ("test", webhook.test_module.as_str()),
+    ];
+    let render = Render {
+        templates: &templates,
+        fragments: &fragments,
+        context: &context,
+        vars: &vars,
+    };
+
+    plan.push(Change::Write {
+        path: "Cargo.toml".into(),
+        contents: with_webhook_dependencies(&read_cargo_toml(ctx)?)?,
+    });
+    render.files("create-webhook/server", plan, true)?;
+    if multigroup {
+        render.files("create-webhook/webhook-group", plan, true)?;
+        render.fragments("webhook-group", plan)?;
+    }
+    render.files("create-webhook/webhook", plan, true)?;
+    render.files("create-webhook/webhook-test", plan, true)?;
+    render.fragments("common", plan)?;
+    for (wanted, group) in [
+        (options.defaulting, "defaulting"),
+        (options.validation, "validation"),
+        (options.conversion, "conversion"),
+    ] {
+        if wanted {
+            render.fragments(group, plan)?;
+        }
+    }
+    if options.conversion {
+        plan_spokes(&render, resource, project, &options.spokes, plan)?;
+    }
+    Ok(())
+}
+
+/// Plans each spoke's part of the conversion, and lists the spokes' CRDs
+/// after the hub's in `api::crds()`, so that `make manifests` stores the hub.
+fn plan_spokes(
+    render: &Render,
+    resource: &Resource,
+    project: &ProjectFile,
+    spokes: &[String],
+    plan: &mut Plan,
+) -> Result<()> {
+    for spoke in spokes {
+        let mut context = render.context.clone();
+        context.insert("spoke", spoke);
+        Render { context: &context, ..*render }.fragments("conversion-spoke", plan)?;
+
+        let mut at_spoke = resource.clone();
+        at_spoke.version = spoke.clone();
+        let line = format!("        {}::crd(),\n", crd_path(&at_spoke, project));
+        plan.push(Change::RemoveLines {
+            path: "src/api/mod.rs".into(),
+            text: line.clone(),
+        });
+        plan.push(Change::Insert {
+            path: "src/api/mod.rs".into(),
+            marker: CRDS_MARKER.to_string(),
+            fragment: line,
+            fallback: None,
+        });
+    }
+    Ok(())
+}
+
+/// The project's Cargo.toml.
+fn read_cargo_toml(ctx: &WebhookContext) -> Result<String> {
+    let path = ctx.dir.join("Cargo.toml");
+    std::fs::read_to_string(&path).with_context(|| {
+        format!(
+            "cannot read {}: create webhook edits it to add the webhook server's crates",
+            path.display()
+        )
+    })
+}
+
+/// `Cargo.toml` text with what the webhook server needs: kube's admission
+/// types, JSON bodies in axum, rustls (with ring, as kube uses it) and the
+/// JSON patch crate kube's admission types take.
+fn with_webhook_dependencies(text: &str) -> Result<String> {
+    let pinned = versions();
+    let mut text = cargo_toml::with_dependency(text, "kube", pinned.get("kube"), &["admission"])?;
+    text = cargo_toml::with_dependency(&text, "axum", pinned.get("axum"), &["json"])?;
+    text = cargo_toml::with_dependency(&text, "json-patch", pinned.get("json_patch"), &[])?;
+    let tls = ["ring", "tls12", "logging"];
+    text = cargo_toml::with_dependency_without_defaults(
+        &text,
+        "rustls",
+        pinned.get("rustls"),
+        &["std", "ring", "tls12", "logging"],
+    )?;
+    cargo_toml::with_dependency_without_defaults(
+        &text,
+        "tokio-rustls",
+        pinned.get("tokio_rustls"),
+        &tls,
+    )
+}
+
+/// `v1::Captain` or `crew::v1::Captain`: the type from src/api/mod.rs.
+fn crd_path(resource: &Resource, project: &ProjectFile) -> String {
+    let module = own_api_module(resource, project);
+    format!("{}::{}", module.trim_start_matches("api::"), resource.kind)
+}
+
+/// Builds `webhook.*` for templates.
+fn webhook_view(resource: &Resource, project: &ProjectFile, options: &WebhookOptions) -> WebhookView {
+    let crate_name = crate_ident(project.project_name.as_deref().unwrap_or_default());
+    let kind_module = snake_case(&resource.kind);
+    let api_module = own_api_module(resource, project);
+    let group_api_module = api_module
+        .rsplit_once("::")
+        .map_or("api", |(parent, _)| parent)
+        .to_string();
+    let version_path = api_module.trim_start_matches("api::");
+    let path = format!("{version_path}::{kind_module}");
+    let test_module = if project.multigroup == Some(true) {
+        format!("{}_{kind_module}_{}", module_ident(&resource.group), resource.version)
+    } else {
+        format!("{kind_module}_{}", resource.version)
+    };
+    let path_stem = format!(
+        "{}-{}-{}",
+        resource.qualified_group.replace('.', "-"),
+        resource.version,
+        resource.kind_lower
+    );
+    WebhookView {
+        group_module: module_ident(&resource.group),
+        type_module: format!("crate::{api_module}"),
+        external_type_module: format!("{crate_name}::{api_module}"),
+        api_module: format!("crate::{group_api_module}"),
+        external_api_module: format!("{crate_name}::{group_api_module}"),
+        external_module: format!("{crate_name}::webhook::{path}"),
+        test_module,
+        defaulting_name: format!("m{}-{}.kb.io", resource.kind_lower, resource.version),
+        validation_name: format!("v{}-{}.kb.io", resource.kind_lower, resource.version),
+        defaulting_path: options
+            .defaulting_path
+            .clone()
+            .unwrap_or_else(|| format!("/mutate-{path_stem}")),
+        validation_path: options
+            .validation_path
+            .clone()
+            .unwrap_or_else(|| format!("/validate-{path_stem}")),
+        kind_module,
+        path,
+    }
+}
