@@ -4,7 +4,8 @@
 //! (`kustomize.common.kubebuilder.io/v2`) or short (`kustomize/v2`) form; a
 //! bundle key (`go.kubebuilder.io/v4`, short `go/v4`) stands for several
 //! plugins. PROJECT's `layout` records each item of the chain by its full
-//! key, bundles as bundles, as kubebuilder does.
+//! key, bundles as bundles, as kubebuilder does; a bundle marked
+//! `recorded_expanded` (`rust/v1-alpha`) by its plugins' keys.
 
 use super::{PLUGINS, Plugin, Role};
 use anyhow::{Result, bail};
@@ -218,6 +219,22 @@ mod tests {
                 ]
             );
         }
+    }
+
+    #[test]
+    fn the_rust_bundle_is_recorded_by_its_plugins_keys() {
+        for spec in ["rust/v1-alpha", "rust.kubebuilder-rs.io/v1-alpha"] {
+            let chain = Chain::parse(spec).unwrap();
+            let expected = [
+                "base.rust.kubebuilder-rs.io/v1-alpha",
+                "kustomize.common.kubebuilder.io/v2",
+            ];
+            assert_eq!(chain.layout, expected);
+            assert_eq!(keys(&chain), expected);
+            assert!(Chain::from_layout(&chain.layout).is_ok());
+        }
+        let err = Chain::parse("rust/v1-alpha,go/v4").unwrap_err().to_string();
+        assert!(err.contains("twice") || err.contains("both"), "{err}");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)] // each test binary uses a different subset
 
+pub mod cluster;
 pub mod sequences;
 
 use assert_cmd::Command;
@@ -249,4 +250,44 @@ pub fn assert_ready_to_build(dir: &Path) {
 /// The words of a command line, e.g. `words("create api --group crew")`.
 pub fn words(line: &str) -> Vec<&str> {
     line.split_whitespace().collect()
+}
+
+/// Runs kubebuilder-rs `args` in `dir` and snapshots what it changed: every
+/// new file in full, and a unified diff of every edited file, under names
+/// starting with `prefix`.
+pub fn snapshot_command(dir: &Path, prefix: &str, args: &[&str]) {
+    let before = snapshot_tree(dir);
+    kb_ok(dir, args);
+    let after = snapshot_tree(dir);
+    let text = |bytes: &Vec<u8>| String::from_utf8(bytes.clone()).expect("text file");
+    let mut settings = insta::Settings::clone_current();
+    settings.add_filter(r"Copyright \d{4}", "Copyright [year]");
+    settings.add_filter(r"cliVersion: \S+", "cliVersion: [version]");
+    settings.set_prepend_module_to_snapshot(false);
+    // Beside every other snapshot, not under tests/common/.
+    settings.set_snapshot_path("../snapshots");
+    let new_files: BTreeMap<&PathBuf, String> = after
+        .iter()
+        .filter(|(path, _)| !before.contains_key(*path) && !path.to_string_lossy().ends_with('/'))
+        .map(|(path, bytes)| (path, text(bytes)))
+        .collect();
+    let mut edits = String::new();
+    for (path, bytes) in after
+        .iter()
+        .filter(|(p, b)| before.get(*p).is_some_and(|old| old != *b))
+    {
+        let label = path.display().to_string();
+        let diff = similar::TextDiff::from_lines(text(&before[path]), text(bytes))
+            .unified_diff()
+            .header(&label, &label)
+            .to_string();
+        edits.push_str(&diff);
+    }
+    settings.bind(|| {
+        for (path, contents) in &new_files {
+            let name = format!("{prefix}__{}", path.display()).replace('/', "__");
+            insta::assert_snapshot!(name, contents);
+        }
+        insta::assert_snapshot!(format!("{prefix}__edits"), edits);
+    });
 }

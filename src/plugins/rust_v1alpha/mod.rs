@@ -54,13 +54,7 @@ impl Plugin for RustBase {
 
     fn prepare_init(&self, _ctx: &InitContext, project: &mut ProjectFile) -> Result<()> {
         let name = project.project_name.as_deref().unwrap_or_default();
-        names::check_crate_name(name)?;
-        if project.multigroup == Some(true) {
-            bail!(
-                "--multigroup is not taken by init for the rust/v1-alpha layout: initialise the project, then run `kubebuilder-rs edit --multigroup`"
-            );
-        }
-        Ok(())
+        names::check_crate_name(name)
     }
 
     fn init(&self, ctx: &InitContext, project: &ProjectFile, out: &mut Output) -> Result<()> {

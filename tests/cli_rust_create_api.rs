@@ -1,0 +1,201 @@
+//! `create api` in a rust/v1-alpha project: what it adds and edits
+//! (snapshots), where a multigroup project puts it, built-in types from
+//! k8s-openapi, refusals, `--dry-run`, and `edit` / `alpha generate` for
+//! the layout.
+
+mod common;
+
+use common::{assert_refused, empty_project_dir, kb_ok, snapshot_command, snapshot_tree, words};
+use std::path::{Path, PathBuf};
+
+/// A new rust/v1-alpha project named `name` grown by `sequence`.
+fn rust_project(name: &str, sequence: &[&str]) -> (tempfile::TempDir, PathBuf) {
+    let (tmp, dir) = empty_project_dir(name);
+    kb_ok(
+        &dir,
+        &words("init --plugins rust/v1-alpha --domain example.com --owner Tester"),
+    );
+    for line in sequence {
+        kb_ok(&dir, &words(line));
+    }
+    (tmp, dir)
+}
+
+fn read(dir: &Path, path: &str) -> String {
+    std::fs::read_to_string(dir.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+#[test]
+fn create_api_in_a_single_group_project() {
+    let (_tmp, dir) = rust_project("guestbook", &[]);
+    snapshot_command(
+        &dir,
+        "rust_api_captain",
+        &words("create api --group crew --version v1 --kind Captain --resource --controller"),
+    );
+    snapshot_command(
+        &dir,
+        "rust_api_captain_backup",
+        &words(
+            "create api --group crew --version v1 --kind Captain --controller --resource=false --controller-name captain-backup",
+        ),
+    );
+    snapshot_command(
+        &dir,
+        "rust_api_admiral_cluster",
+        &words(
+            "create api --group crew --version v1 --kind Admiral --namespaced=false --plural admirales --resource --controller",
+        ),
+    );
+    snapshot_command(
+        &dir,
+        "rust_api_deployment_core",
+        &words(
+            "create api --group apps --version v1 --kind Deployment --resource=false --controller",
+        ),
+    );
+}
+
+#[test]
+fn a_multigroup_project_nests_modules_by_group() {
+    let (_tmp, dir) = rust_project(
+        "fleet",
+        &[
+            "create api --group crew --version v1 --kind Captain --resource --controller",
+            "edit --multigroup",
+            "create api --group foo.policy --version v1 --kind HealthCheckPolicy --resource --controller",
+            "create api --group foo.policy --version v2 --kind HealthCheckPolicy --resource --controller=false",
+        ],
+    );
+    for path in [
+        "src/api/v1/captain.rs",
+        "src/api/foo_policy/mod.rs",
+        "src/api/foo_policy/v1/health_check_policy.rs",
+        "src/api/foo_policy/v2/health_check_policy.rs",
+        "src/controller/foo_policy/health_check_policy.rs",
+        "tests/controllers/foo_policy_health_check_policy.rs",
+    ] {
+        assert!(dir.join(path).is_file(), "{path} is missing");
+    }
+    let api = read(&dir, "src/api/mod.rs");
+    for line in [
+        "pub mod v1;\n",
+        "pub mod foo_policy;\n",
+        "        foo_policy::v1::HealthCheckPolicy::crd(),\n        foo_policy::v2::HealthCheckPolicy::crd(),\n",
+    ] {
+        assert!(api.contains(line), "{line:?} not in:\n{api}");
+    }
+    assert!(read(&dir, "src/api/foo_policy/mod.rs").contains("pub mod v1;\npub mod v2;\n"));
+    let main = read(&dir, "src/main.rs");
+    assert!(
+        main.contains("controller::foo_policy::health_check_policy::run("),
+        "{main}"
+    );
+    let controllers = read(&dir, "src/controller/mod.rs");
+    assert!(controllers.contains("pub mod captain;\npub mod foo_policy;\n"));
+    assert!(controllers.contains("rules.extend(foo_policy::health_check_policy::rbac_rules());"));
+    let kind = read(&dir, "src/api/foo_policy/v1/health_check_policy.rs");
+    assert!(
+        kind.contains("group = \"foo.policy.example.com\""),
+        "{kind}"
+    );
+    let project = read(&dir, "PROJECT");
+    assert!(
+        project.contains("path: fleet::api::foo_policy::v1\n"),
+        "{project}"
+    );
+}
+
+#[test]
+fn the_same_command_twice_or_a_bad_one_changes_nothing() {
+    let (_tmp, dir) = rust_project(
+        "guestbook",
+        &["create api --group webapp --version v1 --kind Guestbook --resource --controller"],
+    );
+    let create = ["create", "api"];
+    assert_refused(
+        &dir,
+        &create,
+        &words("--group webapp --version v1 --kind Guestbook --resource --controller"),
+        &["Guestbook"],
+    );
+    assert_refused(
+        &dir,
+        &create,
+        &words("--group webapp --version v1 --kind Type --resource --controller"),
+        &["\"type\"", "keyword"],
+    );
+    assert_refused(
+        &dir,
+        &create,
+        &words("--group apps --version v1beta1 --kind Deployment --resource=false --controller"),
+        &["k8s-openapi", "api::apps::v1beta1"],
+    );
+    assert_refused(
+        &dir,
+        &create,
+        &words("--group webapp --version v1 --kind Library --resource --controller --make=false"),
+        &["--make", "base.go.kubebuilder.io/v4"],
+    );
+}
+
+#[test]
+fn dry_run_prints_the_changes_and_writes_nothing() {
+    let (_tmp, dir) = rust_project("guestbook", &[]);
+    let before = snapshot_tree(&dir);
+    let printed = kb_ok(
+        &dir,
+        &words(
+            "create api --group webapp --version v1 --kind Guestbook --resource --controller --dry-run",
+        ),
+    );
+    for path in [
+        "src/api/v1/guestbook.rs",
+        "src/controller/guestbook.rs",
+        "src/main.rs",
+    ] {
+        assert!(printed.contains(path), "{path} not in:\n{printed}");
+    }
+    assert_eq!(snapshot_tree(&dir), before);
+}
+
+#[test]
+fn edit_changes_the_license_header_of_later_files() {
+    let (_tmp, dir) = rust_project("guestbook", &[]);
+    kb_ok(&dir, &words("edit --license none"));
+    assert_eq!(read(&dir, "hack/boilerplate.rs.txt"), "");
+    kb_ok(
+        &dir,
+        &words("create api --group webapp --version v1 --kind Guestbook --resource --controller"),
+    );
+    assert!(read(&dir, "src/api/v1/guestbook.rs").starts_with("//! The Guestbook kind"));
+    assert!(read(&dir, "src/main.rs").starts_with("// Copyright"));
+}
+
+#[test]
+fn alpha_generate_gives_the_project_back_file_for_file() {
+    let (tmp, dir) = rust_project(
+        "guestbook",
+        &[
+            "create api --group webapp --version v1 --kind Guestbook --resource --controller",
+            "create api --group webapp --version v1 --kind Library --namespaced=false --resource --controller",
+            "create api --group apps --version v1 --kind Deployment --resource=false --controller",
+        ],
+    );
+    let printed = kb_ok(
+        tmp.path(),
+        &words("alpha generate --input-dir guestbook --output-dir regenerated"),
+    );
+    assert!(printed.contains("no file differs"), "{printed}");
+    let (original, regenerated) = (
+        snapshot_tree(&dir),
+        snapshot_tree(&tmp.path().join("regenerated")),
+    );
+    assert_eq!(
+        original.keys().collect::<Vec<_>>(),
+        regenerated.keys().collect::<Vec<_>>()
+    );
+    for (path, bytes) in &original {
+        assert!(regenerated[path] == *bytes, "{} differs", path.display());
+    }
+}

@@ -1,0 +1,181 @@
+//! `init --plugins rust/v1-alpha`: the kube-rs project it writes (snapshots
+//! of every file the Rust plugin renders), the PROJECT it records, and the
+//! requests it refuses with nothing written.
+
+mod common;
+
+use common::{assert_refused, empty_project_dir, kb, kb_ok, snapshot_tree, stderr, words};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Runs `init --plugins rust/v1-alpha` with `extra` flags in a new
+/// directory named `guestbook`.
+fn init_rust(extra: &[&str]) -> (tempfile::TempDir, PathBuf) {
+    let (tmp, dir) = empty_project_dir("guestbook");
+    let mut args = words("init --plugins rust/v1-alpha --domain example.com");
+    args.extend_from_slice(extra);
+    kb_ok(&dir, &args);
+    (tmp, dir)
+}
+
+/// Every file below `dir` as text.
+fn text_files(dir: &Path) -> BTreeMap<PathBuf, String> {
+    snapshot_tree(dir)
+        .into_iter()
+        .filter(|(path, _)| !path.to_string_lossy().ends_with('/'))
+        .map(|(path, bytes)| (path, String::from_utf8(bytes).expect("text file")))
+        .collect()
+}
+
+#[test]
+fn init_writes_a_kube_rs_crate_and_the_config_tree() {
+    let (_tmp, dir) = init_rust(&["--owner", "The Guestbook Authors"]);
+    let files = text_files(&dir);
+    let mut settings = insta::Settings::clone_current();
+    settings.add_filter(r"Copyright \d{4}", "Copyright [year]");
+    settings.add_filter(r"cliVersion: \S+", "cliVersion: [version]");
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| {
+        let list: Vec<String> = files.keys().map(|p| p.display().to_string()).collect();
+        insta::assert_snapshot!("rust_init__file_list", list.join("\n"));
+        // config/ is kustomize/v2's, snapshotted for go/v4 already.
+        for (path, text) in files.iter().filter(|(p, _)| !p.starts_with("config")) {
+            let name = format!("rust_init__{}", path.display()).replace('/', "__");
+            insta::assert_snapshot!(name, text);
+        }
+    });
+    assert!(!dir.join("go.mod").exists() && !dir.join("cmd").exists());
+    let project = &files[Path::new("PROJECT")];
+    assert!(
+        project.contains(
+            "layout:\n- base.rust.kubebuilder-rs.io/v1-alpha\n- kustomize.common.kubebuilder.io/v2\n"
+        ),
+        "{project}"
+    );
+    assert!(!project.contains("repo:"), "{project}");
+}
+
+#[test]
+fn crate_versions_come_from_the_one_pinned_file() {
+    let (_tmp, dir) = init_rust(&[]);
+    let pinned: toml_edit::DocumentMut = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("scaffolds/rust/v1-alpha/versions.toml"),
+    )
+    .unwrap()
+    .parse()
+    .unwrap();
+    let cargo: toml_edit::DocumentMut = std::fs::read_to_string(dir.join("Cargo.toml"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    let deps = &cargo["dependencies"];
+    for (dependency, key) in [
+        ("kube", "kube"),
+        ("k8s-openapi", "k8s_openapi"),
+        ("tokio", "tokio"),
+        ("schemars", "schemars"),
+        ("axum", "axum"),
+    ] {
+        let entry = &deps[dependency];
+        let version = entry
+            .as_str()
+            .or_else(|| entry.get("version").and_then(|v| v.as_str()))
+            .unwrap_or_else(|| panic!("no version for {dependency}"));
+        assert_eq!(Some(version), pinned[key].as_str(), "{dependency}");
+    }
+    let features = deps["k8s-openapi"]["features"].as_array().unwrap();
+    assert!(
+        features
+            .iter()
+            .any(|f| f.as_str() == pinned["k8s_openapi_feature"].as_str()),
+        "k8s-openapi lacks the envtest Kubernetes feature"
+    );
+}
+
+#[test]
+fn owner_license_and_namespaced_reach_the_files() {
+    let (_tmp, dir) = init_rust(&["--owner", "Jane Doe", "--namespaced"]);
+    let main = std::fs::read_to_string(dir.join("src/main.rs")).unwrap();
+    assert!(main.starts_with("// Copyright "), "{main}");
+    assert!(main.contains(" Jane Doe.\n"), "{main}");
+    let project = std::fs::read_to_string(dir.join("PROJECT")).unwrap();
+    assert!(project.contains("namespaced: true"), "{project}");
+    let manager = std::fs::read_to_string(dir.join("config/manager/manager.yaml")).unwrap();
+    assert!(manager.contains("WATCH_NAMESPACE"), "{manager}");
+
+    let (_tmp, dir) = init_rust(&["--license", "none", "--project-name", "ship-yard"]);
+    let main = std::fs::read_to_string(dir.join("src/main.rs")).unwrap();
+    assert!(main.starts_with("//! The manager of ship-yard"), "{main}");
+    assert!(main.contains("use ship_yard::manager::"), "{main}");
+    let cargo = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+    assert!(cargo.contains("name = \"ship-yard\""), "{cargo}");
+}
+
+#[test]
+fn dry_run_prints_the_plan_and_writes_nothing() {
+    let (_tmp, dir) = empty_project_dir("guestbook");
+    let printed = kb_ok(
+        &dir,
+        &words("init --plugins rust/v1-alpha --domain example.com --dry-run"),
+    );
+    assert!(printed.contains("src/main.rs") && printed.contains("Cargo.toml"));
+    assert!(printed.contains("config/default/kustomization.yaml"));
+    assert!(snapshot_tree(&dir).is_empty());
+}
+
+#[test]
+fn bad_requests_are_refused_in_one_line() {
+    let (_tmp, dir) = empty_project_dir("guestbook");
+    let init = [
+        "init",
+        "--plugins",
+        "rust/v1-alpha",
+        "--domain",
+        "example.com",
+    ];
+    assert_refused(
+        &dir,
+        &init,
+        &["--repo", "example.com/guestbook"],
+        &["--repo", "base.go.kubebuilder.io/v4"],
+    );
+    assert_refused(
+        &dir,
+        &init,
+        &["--project-name", "1st-operator"],
+        &["\"1st-operator\"", "start with a letter"],
+    );
+    assert_refused(
+        &dir,
+        &init,
+        &["--project-name", "kube"],
+        &["\"kube\"", "crate"],
+    );
+    assert_refused(
+        &dir,
+        &["init", "--domain", "example.com"],
+        &["--plugins", "rust/v1-alpha,go/v4"],
+        &["cannot hold both"],
+    );
+}
+
+#[test]
+fn create_webhook_is_refused_until_the_layout_has_webhooks() {
+    let (_tmp, dir) = init_rust(&[]);
+    kb_ok(
+        &dir,
+        &words("create api --group webapp --version v1 --kind Guestbook --resource --controller"),
+    );
+    let before = snapshot_tree(&dir);
+    let output = kb(&dir)
+        .args(words(
+            "create webhook --group webapp --version v1 --kind Guestbook --defaulting",
+        ))
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let message = stderr(&output);
+    assert_eq!(message.trim().lines().count(), 1, "{message}");
+    assert!(message.contains("rust/v1-alpha"), "{message}");
+    assert_eq!(snapshot_tree(&dir), before);
+}

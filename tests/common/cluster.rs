@@ -1,0 +1,210 @@
+//! A real control plane for the end-to-end tests: started by
+//! `tests/support/control-plane up`, with helpers to run commands against
+//! it, run a process in the background, and poll for a condition.
+
+use super::{shared_tools_bin, stderr, stdout};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output};
+use std::time::{Duration, Instant};
+
+/// Environment shared by every command of the test: the control plane's
+/// kubeconfig, its kubectl first on PATH, and the shared tools directory.
+pub struct Env {
+    /// The control plane's kubeconfig.
+    pub kubeconfig: PathBuf,
+    /// PATH with the control plane's binaries first.
+    pub path: String,
+}
+
+impl Env {
+    /// A command with this environment, run in `dir`.
+    pub fn command(&self, dir: &Path, program: &str, args: &[&str]) -> Command {
+        let mut cmd = Command::new(program);
+        cmd.args(args)
+            .current_dir(dir)
+            .env("KUBECONFIG", &self.kubeconfig)
+            .env("PATH", &self.path)
+            .env("LOCALBIN", shared_tools_bin());
+        cmd
+    }
+
+    /// Runs a command and returns its output, panicking with the command,
+    /// its output and the API server's answer when it fails.
+    pub fn run(&self, dir: &Path, program: &str, args: &[&str]) -> String {
+        let output = self
+            .command(dir, program, args)
+            .output()
+            .expect("command starts");
+        assert!(
+            output.status.success(),
+            "`{program} {}` failed ({}):\nstdout:\n{}\nstderr (the API server's answer, if any):\n{}",
+            args.join(" "),
+            output.status,
+            stdout(&output),
+            stderr(&output)
+        );
+        stdout(&output)
+    }
+
+    /// Runs kubectl and returns its output (success or not).
+    pub fn kubectl(&self, args: &[&str]) -> Output {
+        self.command(Path::new("."), "kubectl", args)
+            .output()
+            .expect("kubectl starts")
+    }
+}
+
+/// Runs one step, printing what it checked and how long it took.
+pub fn step<T>(name: &str, body: impl FnOnce() -> T) -> T {
+    eprintln!("==> {name}");
+    let started = Instant::now();
+    let value = body();
+    eprintln!("    ok: {name} ({:.1}s)", started.elapsed().as_secs_f64());
+    value
+}
+
+/// Polls `check` every half second until it returns true or `limit` passes.
+pub fn wait_until(what: &str, limit: Duration, mut check: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !check() {
+        assert!(
+            started.elapsed() < limit,
+            "timed out after {limit:?} waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}
+
+/// A control plane from `tests/support/control-plane up`, stopped on drop.
+pub struct ControlPlane {
+    dir: tempfile::TempDir,
+}
+
+impl ControlPlane {
+    pub fn up() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let output = Command::new(script())
+            .arg("up")
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "control-plane up failed: {}",
+            stderr(&output)
+        );
+        Self { dir }
+    }
+
+    pub fn kubeconfig(&self) -> PathBuf {
+        self.dir.path().join("kubeconfig")
+    }
+
+    /// Stops the control plane; returns whether `down` succeeded.
+    pub fn down(&self) -> bool {
+        Command::new(script())
+            .arg("down")
+            .arg(self.dir.path())
+            .status()
+            .is_ok_and(|s| s.success())
+    }
+
+    /// The API server's port, from the file `up` writes.
+    pub fn apiserver_port(&self) -> u16 {
+        let env = std::fs::read_to_string(self.dir.path().join("control-plane.env")).unwrap();
+        env.lines()
+            .find_map(|line| line.strip_prefix("APISERVER_PORT="))
+            .and_then(|port| port.trim().parse().ok())
+            .expect("APISERVER_PORT in control-plane.env")
+    }
+}
+
+impl Drop for ControlPlane {
+    fn drop(&mut self) {
+        self.down();
+    }
+}
+
+/// A process group started in the background, interrupted on drop.
+pub struct Background {
+    /// The process leading the group.
+    pub child: Child,
+}
+
+impl Background {
+    /// Sends SIGINT to the whole group and waits up to `limit` for the exit.
+    pub fn interrupt(&mut self, limit: Duration) -> bool {
+        let group = format!("-{}", self.child.id());
+        let _ = Command::new("kill").args(["-INT", "--", &group]).status();
+        let started = Instant::now();
+        while started.elapsed() < limit {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        false
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        if !self.interrupt(Duration::from_secs(10)) {
+            let group = format!("-{}", self.child.id());
+            let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// The control-plane script of this repository.
+pub fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/control-plane")
+}
+
+/// The directory of the control-plane binaries (KUBEBUILDER_ASSETS).
+pub fn assets() -> PathBuf {
+    PathBuf::from(
+        std::env::var_os("KUBEBUILDER_ASSETS")
+            .expect("KUBEBUILDER_ASSETS is not set; run through scripts/test-all"),
+    )
+}
+
+/// An environment pointing at `plane`.
+pub fn env_for(plane: &ControlPlane) -> Env {
+    let path = format!(
+        "{}:{}",
+        assets().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    Env {
+        kubeconfig: plane.kubeconfig(),
+        path,
+    }
+}
+
+/// `(kind, name, namespace)` of every object in a multi-document YAML stream.
+pub fn objects(yaml: &str) -> Vec<(String, String, Option<String>)> {
+    yaml.split("\n---\n")
+        .filter_map(|doc| serde_norway::from_str::<serde_norway::Value>(doc).ok())
+        .filter_map(|value| {
+            let kind = value.get("kind")?.as_str()?.to_string();
+            let metadata = value.get("metadata")?;
+            let name = metadata.get("name")?.as_str()?.to_string();
+            let namespace = metadata
+                .get("namespace")
+                .and_then(|n| n.as_str())
+                .map(str::to_string);
+            Some((kind, name, namespace))
+        })
+        .collect()
+}
+
+/// kubectl get arguments for one object.
+pub fn get_args<'a>(kind: &'a str, name: &'a str, namespace: &'a Option<String>) -> Vec<&'a str> {
+    let mut args = vec!["get", kind, name];
+    if let Some(ns) = namespace {
+        args.extend(["-n", ns.as_str()]);
+    }
+    args
+}

@@ -1,0 +1,337 @@
+//! The rust/v1-alpha layout with the real toolchain and a real API server:
+//! one project scaffolded through every `create api` shape (two kinds in
+//! one group, a cluster-scoped kind, a controller for apps/v1 Deployment,
+//! then `edit --multigroup` and a group with two versions of a kind), then
+//! `cargo build`, `cargo clippy -D warnings`, `make manifests` and `make
+//! test`, then the user's path on the test control plane: `make install`,
+//! `make run` reconciling a sample with an edited Reconcile, `make deploy`,
+//! `make undeploy`, `make uninstall`.
+//!
+//! Needs cargo, the crates.io index and the control-plane binaries
+//! (KUBEBUILDER_ASSETS); no Go. Every generated project shares the cargo
+//! target directory `$KUBEBUILDER_RS_CACHE/rust-target`, so a warm run
+//! rebuilds only the project's own crate. Run by `scripts/test-all`.
+
+mod common;
+
+use common::cluster::{
+    Background, ControlPlane, Env, assets, env_for, get_args, objects, step, wait_until,
+};
+use common::{kb_ok, persistent_project_dir, shared_tools_bin, stdout, words};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+const IMG: &str = "example.com/guestbook:v0.0.1";
+const NAMESPACE: &str = "guestbook-system";
+
+/// What the test's Reconcile writes into the sample's Available condition,
+/// so that seeing it proves the edited code ran.
+const EDITED_MESSAGE: &str = "seen by the end-to-end test";
+
+/// The commands that grow the project, after `init`.
+const SEQUENCE: &[&str] = &[
+    "create api --group webapp --version v1 --kind Guestbook --resource --controller",
+    "create api --group webapp --version v1 --kind Library --namespaced=false --resource --controller",
+    "create api --group apps --version v1 --kind Deployment --resource=false --controller",
+    "edit --multigroup",
+    "create api --group crew --version v1 --kind FirstMate --resource --controller",
+    "create api --group crew --version v2 --kind FirstMate --resource --controller=false",
+];
+
+/// The cargo target directory every generated Rust project shares.
+fn shared_target_dir() -> PathBuf {
+    shared_tools_bin().with_file_name("rust-target")
+}
+
+/// Scaffolds the project and edits its Guestbook Reconcile.
+fn scaffold(dir: &Path) {
+    kb_ok(
+        dir,
+        &words("init --plugins rust/v1-alpha --domain example.com --owner Tester"),
+    );
+    for line in SEQUENCE {
+        kb_ok(dir, &words(line));
+    }
+    let controller = dir.join("src/controller/guestbook.rs");
+    let text = std::fs::read_to_string(&controller).unwrap();
+    let scaffolded = "\"The Guestbook was reconciled\"";
+    assert!(text.contains(scaffolded), "unexpected controller:\n{text}");
+    let edited = text.replace(scaffolded, &format!("\"{EDITED_MESSAGE}\""));
+    std::fs::write(&controller, edited).unwrap();
+}
+
+/// An environment for cargo and make in generated projects, on `plane` if any.
+fn rust_env(plane: Option<&ControlPlane>) -> Env {
+    match plane {
+        Some(plane) => env_for(plane),
+        None => Env {
+            kubeconfig: PathBuf::from("/nonexistent"),
+            path: std::env::var("PATH").unwrap_or_default(),
+        },
+    }
+}
+
+/// Runs `program args` in `dir` with the shared target dir and
+/// KUBEBUILDER_ASSETS, and returns its output; panics on failure.
+fn run(env: &Env, dir: &Path, program: &str, args: &[&str]) -> String {
+    let started = Instant::now();
+    let output = env
+        .command(dir, program, args)
+        .env("CARGO_TARGET_DIR", shared_target_dir())
+        .env("KUBEBUILDER_ASSETS", assets())
+        .output()
+        .expect("command starts");
+    let text = format!(
+        "{}{}",
+        stdout(&output),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        output.status.success(),
+        "`{program} {}` failed in {}:\n{text}",
+        args.join(" "),
+        dir.display()
+    );
+    eprintln!(
+        "    {program} {} ({:.1}s)",
+        args.join(" "),
+        started.elapsed().as_secs_f64()
+    );
+    text
+}
+
+/// `make manifests` wrote one CRD per kind (both versions of FirstMate in
+/// one, v1 stored) and the manager's ClusterRole from the controllers' rules.
+fn check_manifests(dir: &Path) {
+    let read = |path: &str| {
+        std::fs::read_to_string(dir.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+    };
+    let first_mate = read("config/crd/bases/crew.example.com_firstmates.yaml");
+    let crd: serde_norway::Value = serde_norway::from_str(&first_mate).unwrap();
+    let versions: Vec<(String, bool)> = crd["spec"]["versions"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            let name = v["name"].as_str().unwrap().to_string();
+            (name, v["storage"].as_bool().unwrap())
+        })
+        .collect();
+    assert_eq!(
+        versions,
+        [("v1".to_string(), true), ("v2".to_string(), false)]
+    );
+    let library = read("config/crd/bases/webapp.example.com_libraries.yaml");
+    assert!(library.contains("scope: Cluster"), "{library}");
+    let role = read("config/rbac/role.yaml");
+    for needle in [
+        "kind: ClusterRole",
+        "name: manager-role",
+        "- deployments\n",
+        "- guestbooks/status\n",
+        "- firstmates\n",
+        "- events\n",
+    ] {
+        assert!(
+            role.contains(needle),
+            "{needle:?} not in role.yaml:\n{role}"
+        );
+    }
+}
+
+/// `make run`: the manager serves /healthz, starts its controllers,
+/// reconciles the Guestbook sample with the edited Reconcile, and stops
+/// cleanly on SIGINT.
+fn run_reconciles_the_sample(dir: &Path, env: &Env) {
+    let log_path = dir.join("make-run.log");
+    let log = std::fs::File::create(&log_path).unwrap();
+    let mut manager = Background {
+        child: env
+            .command(dir, "make", &["run"])
+            .env("CARGO_TARGET_DIR", shared_target_dir())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .process_group(0)
+            .spawn()
+            .unwrap(),
+    };
+    let log_text = || std::fs::read_to_string(&log_path).unwrap_or_default();
+    wait_until(
+        "the manager's /healthz on :8081",
+        Duration::from_secs(300),
+        || healthz_answers(8081),
+    );
+    wait_until(
+        "the guestbook controller to start",
+        Duration::from_secs(60),
+        || {
+            log_text()
+                .lines()
+                .any(|l| l.contains("starting controller") && l.contains("guestbook"))
+        },
+    );
+    env.run(
+        dir,
+        "kubectl",
+        &[
+            "apply",
+            "-f",
+            "config/samples/webapp_v1_guestbook.yaml",
+            "-n",
+            "default",
+        ],
+    );
+    wait_until(
+        "the sample's Available condition from the edited Reconcile",
+        Duration::from_secs(60),
+        || {
+            let out = env.kubectl(&[
+                "get",
+                "guestbooks.webapp.example.com",
+                "guestbook-sample",
+                "-n",
+                "default",
+                "-o",
+                "jsonpath={.status.conditions[?(@.type==\"Available\")].message}",
+            ]);
+            stdout(&out) == EDITED_MESSAGE
+        },
+    );
+    assert!(
+        manager.interrupt(Duration::from_secs(60)),
+        "the manager did not stop on SIGINT"
+    );
+    let text = log_text();
+    assert!(
+        text.contains("manager stopped"),
+        "no clean shutdown in the log:\n{text}"
+    );
+    assert!(!text.contains("panicked"), "the manager panicked:\n{text}");
+}
+
+/// Whether `GET /healthz` on the local `port` answers 200.
+fn healthz_answers(port: u16) -> bool {
+    use std::io::{Read, Write};
+    std::net::TcpStream::connect(("127.0.0.1", port)).is_ok_and(|mut stream| {
+        let _ = stream.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        let mut answer = String::new();
+        let _ = stream.read_to_string(&mut answer);
+        answer.starts_with("HTTP/1.1 200")
+    })
+}
+
+/// `make deploy`: every object of the kustomize output exists, and the
+/// manager's Deployment runs the image IMG.
+fn deploy_is_accepted(dir: &Path, env: &Env) {
+    env.run(dir, "make", &["deploy", &format!("IMG={IMG}")]);
+    let yaml = env.run(dir, "kubectl", &["kustomize", "config/default"]);
+    let objects = objects(&yaml);
+    let kinds: Vec<&str> = objects.iter().map(|(k, _, _)| k.as_str()).collect();
+    for kind in [
+        "Namespace",
+        "CustomResourceDefinition",
+        "ClusterRole",
+        "Deployment",
+    ] {
+        assert!(kinds.contains(&kind), "the kustomize output has no {kind}");
+    }
+    for (kind, name, namespace) in &objects {
+        env.run(Path::new("."), "kubectl", &get_args(kind, name, namespace));
+    }
+    let image = env.run(
+        Path::new("."),
+        "kubectl",
+        &[
+            "get",
+            "deployment",
+            "guestbook-controller-manager",
+            "-n",
+            NAMESPACE,
+            "-o",
+            "jsonpath={.spec.template.spec.containers[0].image}",
+        ],
+    );
+    assert_eq!(image, IMG);
+    eprintln!("    {} objects accepted", objects.len());
+}
+
+#[test]
+#[ignore = "needs cargo, crates.io and KUBEBUILDER_ASSETS; run by scripts/test-all"]
+fn a_rust_project_builds_tests_and_runs_on_a_real_api_server() {
+    let started = Instant::now();
+    // A path that stays the same from run to run makes cargo reuse the same
+    // entries of the shared target directory rather than add new ones.
+    let dir = persistent_project_dir("guestbook");
+    let offline = rust_env(None);
+
+    step(
+        "scaffold: init, four create api shapes, edit --multigroup",
+        || scaffold(&dir),
+    );
+    step("cargo build and clippy -D warnings", || {
+        run(&offline, &dir, "cargo", &["build", "--all-targets"]);
+        run(
+            &offline,
+            &dir,
+            "cargo",
+            &["clippy", "--all-targets", "--", "-D", "warnings"],
+        );
+    });
+    step("make manifests: CRDs and the manager's role", || {
+        run(&offline, &dir, "make", &["manifests"]);
+        check_manifests(&dir);
+    });
+    step(
+        "make test: unit tests and the integration tests on their own API server",
+        || {
+            let out = run(&offline, &dir, "make", &["test"]);
+            assert!(
+                out.contains("test controllers_reconcile_against_a_real_api_server ... ok"),
+                "{out}"
+            );
+        },
+    );
+
+    let plane = step("control-plane up", ControlPlane::up);
+    let env = rust_env(Some(&plane));
+    step("make install: every CRD reaches Established", || {
+        run(&env, &dir, "make", &["install"]);
+        env.run(
+            &dir,
+            "kubectl",
+            &[
+                "wait",
+                "--for=condition=Established",
+                "--timeout=60s",
+                "crd/guestbooks.webapp.example.com",
+                "crd/libraries.webapp.example.com",
+                "crd/firstmates.crew.example.com",
+            ],
+        );
+    });
+    step(
+        "make run: the sample is reconciled by the edited code",
+        || run_reconciles_the_sample(&dir, &env),
+    );
+    step("make deploy: the kustomize output is accepted", || {
+        deploy_is_accepted(&dir, &env)
+    });
+    step("make undeploy and make uninstall remove everything", || {
+        env.run(&dir, "timeout", &["300", "make", "undeploy"]);
+        env.run(&dir, "make", &["uninstall", "ignore-not-found=true"]);
+        for (kind, name) in [
+            ("namespace", NAMESPACE),
+            ("crd", "guestbooks.webapp.example.com"),
+            ("crd", "firstmates.crew.example.com"),
+        ] {
+            let out = env.kubectl(&["get", kind, name]);
+            assert!(!out.status.success(), "{kind}/{name} is still there");
+        }
+    });
+    assert!(plane.down(), "control-plane down failed");
+    eprintln!(
+        "rust layout test took {:.1}s",
+        started.elapsed().as_secs_f64()
+    );
+}
