@@ -54,7 +54,10 @@ fn every_webhook_of_a_kind_in_one_call() {
     }
     // The hub's CRD now comes first, so `make manifests` stores v1.
     let api = read(&dir, "src/api/mod.rs");
-    let (hub, spoke) = (api.find("v1::Captain::crd()"), api.find("v2::Captain::crd()"));
+    let (hub, spoke) = (
+        api.find("v1::Captain::crd()"),
+        api.find("v2::Captain::crd()"),
+    );
     assert!(hub.unwrap() < spoke.unwrap(), "{api}");
     let cargo = read(&dir, "Cargo.toml");
     for needle in [
@@ -120,7 +123,10 @@ fn a_multigroup_project_nests_webhooks_by_group() {
     assert!(read(&dir, "src/webhook/crew/mod.rs").contains("pub mod v1;"));
     assert!(read(&dir, "src/webhook/crew/v1/mod.rs").contains("pub mod first_mate;"));
     let first_mate = read(&dir, "src/webhook/crew/v1/first_mate.rs");
-    assert!(first_mate.contains("use crate::api::crew::v2;"), "{first_mate}");
+    assert!(
+        first_mate.contains("use crate::api::crew::v2;"),
+        "{first_mate}"
+    );
     let tests = read(&dir, "tests/webhooks/main.rs");
     for needle in [
         "mod crew_first_mate_v1;",

@@ -11,7 +11,7 @@ use super::{TEMPLATE_DIR, base_context, cargo_toml, read_rust_header, versions};
 use crate::machinery::{Change, Fragments, Plan, Templates};
 use crate::plugins::WebhookContext;
 use crate::project::ProjectFile;
-use crate::project::bookkeeping::WebhookOptions;
+use crate::project::bookkeeping::{self, WebhookOptions};
 use crate::resource::{Origin, Resource};
 use anyhow::{Context as _, Result, bail};
 use serde::Serialize;
@@ -125,7 +125,11 @@ fn plan_spokes(
     for spoke in spokes {
         let mut context = render.context.clone();
         context.insert("spoke", spoke);
-        Render { context: &context, ..*render }.fragments("conversion-spoke", plan)?;
+        Render {
+            context: &context,
+            ..*render
+        }
+        .fragments("conversion-spoke", plan)?;
 
         let mut at_spoke = resource.clone();
         at_spoke.version = spoke.clone();
@@ -180,25 +184,48 @@ fn with_webhook_dependencies(text: &str) -> Result<String> {
 
 /// `v1::Captain` or `crew::v1::Captain`: the type from src/api/mod.rs.
 fn crd_path(resource: &Resource, project: &ProjectFile) -> String {
-    let module = own_api_module(resource, project);
+    let module = api_module(resource, project);
     format!("{}::{}", module.trim_start_matches("api::"), resource.kind)
 }
 
+/// The module of the resource's type from the crate root (`api::v1`,
+/// `api::crew::v1`), as PROJECT recorded it when the API was created: a
+/// project made multigroup later keeps its earlier APIs where they were.
+fn api_module(resource: &Resource, project: &ProjectFile) -> String {
+    let recorded = bookkeeping::entry(project, resource).and_then(|entry| entry.path.as_deref());
+    match recorded.and_then(|path| path.split_once("::")) {
+        Some((_crate, module)) => module.to_string(),
+        None => own_api_module(resource, project),
+    }
+}
+
 /// Builds `webhook.*` for templates.
-fn webhook_view(resource: &Resource, project: &ProjectFile, options: &WebhookOptions) -> WebhookView {
+fn webhook_view(
+    resource: &Resource,
+    project: &ProjectFile,
+    options: &WebhookOptions,
+) -> WebhookView {
     let crate_name = crate_ident(project.project_name.as_deref().unwrap_or_default());
     let kind_module = snake_case(&resource.kind);
-    let api_module = own_api_module(resource, project);
+    let api_module = api_module(resource, project);
     let group_api_module = api_module
         .rsplit_once("::")
         .map_or("api", |(parent, _)| parent)
         .to_string();
-    let version_path = api_module.trim_start_matches("api::");
-    let path = format!("{version_path}::{kind_module}");
-    let test_module = if project.multigroup == Some(true) {
-        format!("{}_{kind_module}_{}", module_ident(&resource.group), resource.version)
+    // The webhook module follows the project's layout now, wherever the
+    // type was put when the API was created.
+    let (path, test_module) = if project.multigroup == Some(true) {
+        let group = module_ident(&resource.group);
+        let version = &resource.version;
+        (
+            format!("{group}::{version}::{kind_module}"),
+            format!("{group}_{kind_module}_{version}"),
+        )
     } else {
-        format!("{kind_module}_{}", resource.version)
+        (
+            format!("{}::{kind_module}", resource.version),
+            format!("{kind_module}_{}", resource.version),
+        )
     };
     let path_stem = format!(
         "{}-{}-{}",
@@ -226,5 +253,71 @@ fn webhook_view(resource: &Resource, project: &ProjectFile, options: &WebhookOpt
             .unwrap_or_else(|| format!("/validate-{path_stem}")),
         kind_module,
         path,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn project(multigroup: bool) -> ProjectFile {
+        ProjectFile {
+            domain: Some("example.com".into()),
+            project_name: Some("ship-yard".into()),
+            multigroup: multigroup.then_some(true),
+            ..ProjectFile::default()
+        }
+    }
+
+    #[test]
+    fn names_and_paths_are_go_v4_s() {
+        let project = project(false);
+        let resource = Resource::new(&project, "crew", "v1", "FirstMate", None);
+        let view = webhook_view(&resource, &project, &WebhookOptions::default());
+        assert_eq!(view.defaulting_name, "mfirstmate-v1.kb.io");
+        assert_eq!(view.validation_name, "vfirstmate-v1.kb.io");
+        assert_eq!(
+            view.defaulting_path,
+            "/mutate-crew-example-com-v1-firstmate"
+        );
+        assert_eq!(
+            view.validation_path,
+            "/validate-crew-example-com-v1-firstmate"
+        );
+        assert_eq!(view.path, "v1::first_mate");
+        assert_eq!(view.type_module, "crate::api::v1");
+        assert_eq!(view.api_module, "crate::api");
+        let custom = WebhookOptions {
+            validation_path: Some("/check".into()),
+            ..WebhookOptions::default()
+        };
+        assert_eq!(
+            webhook_view(&resource, &project, &custom).validation_path,
+            "/check"
+        );
+    }
+
+    #[test]
+    fn a_multigroup_project_nests_by_group_but_keeps_types_where_they_were() {
+        let mut project = project(true);
+        let resource = Resource::new(&project, "foo.policy", "v1", "Tide", None);
+        let view = webhook_view(&resource, &project, &WebhookOptions::default());
+        assert_eq!(view.path, "foo_policy::v1::tide");
+        assert_eq!(view.test_module, "foo_policy_tide_v1");
+        assert_eq!(view.external_type_module, "ship_yard::api::foo_policy::v1");
+        assert_eq!(view.external_api_module, "ship_yard::api::foo_policy");
+
+        // An API created before `edit --multigroup` stays in api::v1.
+        project.resources.push(crate::project::ResourceEntry {
+            group: Some("foo.policy".into()),
+            version: "v1".into(),
+            kind: "Tide".into(),
+            path: Some("ship_yard::api::v1".into()),
+            ..Default::default()
+        });
+        let view = webhook_view(&resource, &project, &WebhookOptions::default());
+        assert_eq!(view.type_module, "crate::api::v1");
+        assert_eq!(view.path, "foo_policy::v1::tide");
+        assert_eq!(crd_path(&resource, &project), "v1::Tide");
     }
 }
