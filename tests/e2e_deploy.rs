@@ -15,7 +15,8 @@
 mod common;
 
 use common::cluster::{
-    Background, ControlPlane, Env, env_for, get_args, objects, step, wait_until,
+    Background, ControlPlane, Env, env_for, get_args, install_cert_manager_crds, objects, step,
+    wait_until,
 };
 use common::{empty_project_dir, kb, shared_tools_bin, stderr, stdout};
 use std::os::unix::process::CommandExt;
@@ -115,28 +116,6 @@ fn report_condition_in_reconcile(path: &Path) {
         1,
     );
     std::fs::write(path, text).unwrap();
-}
-
-/// Applies the cert-manager CRD stand-ins and waits until they are served.
-fn install_cert_manager_crds(env: &Env) {
-    let fixture =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cert-manager-crds.yaml");
-    env.run(
-        Path::new("."),
-        "kubectl",
-        &["apply", "-f", fixture.to_str().unwrap()],
-    );
-    env.run(
-        Path::new("."),
-        "kubectl",
-        &[
-            "wait",
-            "--for=condition=Established",
-            "--timeout=60s",
-            "crd/certificates.cert-manager.io",
-            "crd/issuers.cert-manager.io",
-        ],
-    );
 }
 
 /// Name of the ConfigMap the garbage-collection step makes dependent on the

@@ -208,3 +208,25 @@ pub fn get_args<'a>(kind: &'a str, name: &'a str, namespace: &'a Option<String>)
     }
     args
 }
+
+/// Applies the cert-manager CRD stand-ins and waits until they are served.
+pub fn install_cert_manager_crds(env: &Env) {
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cert-manager-crds.yaml");
+    env.run(
+        Path::new("."),
+        "kubectl",
+        &["apply", "-f", fixture.to_str().unwrap()],
+    );
+    env.run(
+        Path::new("."),
+        "kubectl",
+        &[
+            "wait",
+            "--for=condition=Established",
+            "--timeout=60s",
+            "crd/certificates.cert-manager.io",
+            "crd/issuers.cert-manager.io",
+        ],
+    );
+}
