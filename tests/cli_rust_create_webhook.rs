@@ -59,6 +59,25 @@ fn every_webhook_of_a_kind_in_one_call() {
         api.find("v2::Captain::crd()"),
     );
     assert!(hub.unwrap() < spoke.unwrap(), "{api}");
+
+    // A later spoke adds its own parts and nothing else.
+    kb_ok(
+        &dir,
+        &words("create api --group crew --version v3 --kind Captain --resource --controller=false"),
+    );
+    kb_ok(
+        &dir,
+        &words(
+            "create webhook --group crew --version v1 --kind Captain --conversion --spoke v3 --force",
+        ),
+    );
+    let kind = read(&dir, "src/webhook/v1/captain.rs");
+    assert_eq!(kind.matches("pub const CONVERSION").count(), 1, "{kind}");
+    for spoke in ["v2", "v3"] {
+        let arm =
+            format!("\"crew.example.com/{spoke}\" => conversion::from_json::<{spoke}::Captain>");
+        assert_eq!(kind.matches(&arm).count(), 1, "{kind}");
+    }
     let cargo = read(&dir, "Cargo.toml");
     for needle in [
         "\"admission\"",

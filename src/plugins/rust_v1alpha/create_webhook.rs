@@ -98,10 +98,17 @@ pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
     render.files("create-webhook/webhook", plan, true)?;
     render.files("create-webhook/webhook-test", plan, true)?;
     render.fragments("common", plan)?;
+    // The conversion's own fragment holds the markers its spokes are
+    // inserted at, so once spokes split it, it no longer reads as "already
+    // there": a later call (`--conversion --spoke v3 --force`) adds spokes only.
+    let has_conversion = bookkeeping::entry(project, resource)
+        .and_then(|entry| entry.webhooks.as_ref())
+        .and_then(|webhooks| webhooks.conversion)
+        == Some(true);
     for (wanted, group) in [
         (options.defaulting, "defaulting"),
         (options.validation, "validation"),
-        (options.conversion, "conversion"),
+        (options.conversion && !has_conversion, "conversion"),
     ] {
         if wanted {
             render.fragments(group, plan)?;
