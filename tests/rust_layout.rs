@@ -70,15 +70,23 @@ fn scaffold(dir: &Path) {
 fn rust_env(plane: Option<&ControlPlane>) -> Env {
     match plane {
         Some(plane) => env_for(plane),
+        // The same PATH as on the control plane: a build script that
+        // watches PATH would otherwise make cargo rebuild between steps.
         None => Env {
             kubeconfig: PathBuf::from("/nonexistent"),
-            path: std::env::var("PATH").unwrap_or_default(),
+            path: format!(
+                "{}:{}",
+                assets().display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
         },
     }
 }
 
-/// Runs `program args` in `dir` with the shared target dir and
-/// KUBEBUILDER_ASSETS, and returns its output; panics on failure.
+/// Runs `program args` in `dir` with the shared target dir (every make
+/// target that builds must see it, or cargo starts from an empty target
+/// directory) and KUBEBUILDER_ASSETS, and returns its output; panics on
+/// failure.
 fn run(env: &Env, dir: &Path, program: &str, args: &[&str]) -> String {
     let started = Instant::now();
     let output = env
@@ -247,7 +255,7 @@ fn healthz_answers(port: u16) -> bool {
 /// manager's Deployment runs the image IMG.
 fn deploy_is_accepted(dir: &Path, env: &Env) {
     install_cert_manager_crds(env);
-    env.run(dir, "make", &["deploy", &format!("IMG={IMG}")]);
+    run(env, dir, "make", &["deploy", &format!("IMG={IMG}")]);
     let yaml = env.run(dir, "kubectl", &["kustomize", "config/default"]);
     let objects = objects(&yaml);
     let kinds: Vec<&str> = objects.iter().map(|(k, _, _)| k.as_str()).collect();
@@ -346,8 +354,8 @@ fn a_rust_project_builds_tests_and_runs_on_a_real_api_server() {
         deploy_is_accepted(&dir, &env)
     });
     step("make undeploy and make uninstall remove everything", || {
-        env.run(&dir, "timeout", &["300", "make", "undeploy"]);
-        env.run(&dir, "make", &["uninstall", "ignore-not-found=true"]);
+        run(&env, &dir, "timeout", &["300", "make", "undeploy"]);
+        run(&env, &dir, "make", &["uninstall", "ignore-not-found=true"]);
         for (kind, name) in [
             ("namespace", NAMESPACE),
             ("crd", "guestbooks.webapp.example.com"),
