@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{assert_refused, empty_project_dir, kb, kb_ok, snapshot_tree, stderr, words};
+use common::{assert_refused, empty_project_dir, kb_ok, snapshot_tree, words};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -157,25 +157,4 @@ fn bad_requests_are_refused_in_one_line() {
         &["--plugins", "rust/v1-alpha,go/v4"],
         &["cannot hold both"],
     );
-}
-
-#[test]
-fn create_webhook_is_refused_until_the_layout_has_webhooks() {
-    let (_tmp, dir) = init_rust(&[]);
-    kb_ok(
-        &dir,
-        &words("create api --group webapp --version v1 --kind Guestbook --resource --controller"),
-    );
-    let before = snapshot_tree(&dir);
-    let output = kb(&dir)
-        .args(words(
-            "create webhook --group webapp --version v1 --kind Guestbook --defaulting",
-        ))
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
-    let message = stderr(&output);
-    assert_eq!(message.trim().lines().count(), 1, "{message}");
-    assert!(message.contains("rust/v1-alpha"), "{message}");
-    assert_eq!(snapshot_tree(&dir), before);
 }

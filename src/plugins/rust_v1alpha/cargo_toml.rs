@@ -10,6 +10,28 @@ use toml_edit::{Array, DocumentMut, InlineTable, Item, Value, value};
 /// `features`; an existing entry keeps its version and gains the features
 /// it lacks.
 pub fn with_dependency(text: &str, name: &str, version: &str, features: &[&str]) -> Result<String> {
+    dependency(text, name, version, features, true)
+}
+
+/// Like [`with_dependency`], but a new entry turns the crate's default
+/// features off (`default-features = false`), e.g. to keep rustls on the
+/// crypto provider kube uses.
+pub fn with_dependency_without_defaults(
+    text: &str,
+    name: &str,
+    version: &str,
+    features: &[&str],
+) -> Result<String> {
+    dependency(text, name, version, features, false)
+}
+
+fn dependency(
+    text: &str,
+    name: &str,
+    version: &str,
+    features: &[&str],
+    default_features: bool,
+) -> Result<String> {
     let mut doc = parse(text)?;
     let deps = doc
         .entry("dependencies")
@@ -20,10 +42,13 @@ pub fn with_dependency(text: &str, name: &str, version: &str, features: &[&str])
         None => {
             let mut entry = InlineTable::new();
             entry.insert("version", version.into());
+            if !default_features {
+                entry.insert("default-features", false.into());
+            }
             if !features.is_empty() {
                 entry.insert("features", Value::Array(features.iter().copied().collect()));
             }
-            let item = if features.is_empty() {
+            let item = if features.is_empty() && default_features {
                 value(version)
             } else {
                 value(entry)

@@ -102,18 +102,18 @@ pub fn plan(ctx: &ApiContext, plan: &mut Plan) -> Result<()> {
 }
 
 /// Templates, fragments and values of one command, rendered into a plan.
-struct Render<'a> {
-    templates: &'a Templates,
-    fragments: &'a Fragments,
-    context: &'a Context,
-    vars: &'a [(&'a str, &'a str)],
+pub(super) struct Render<'a> {
+    pub(super) templates: &'a Templates,
+    pub(super) fragments: &'a Fragments,
+    pub(super) context: &'a Context,
+    pub(super) vars: &'a [(&'a str, &'a str)],
 }
 
 impl Render<'_> {
     /// Plans every file of `folder`. Module files (`mod.rs`, the test
     /// suite's `main.rs`) and folders marked `shared` are created only when
     /// missing, since later resources share them.
-    fn files(&self, folder: &str, plan: &mut Plan, shared: bool) -> Result<()> {
+    pub(super) fn files(&self, folder: &str, plan: &mut Plan, shared: bool) -> Result<()> {
         for template in self.templates.tree(folder) {
             let contents = self.templates.render(&template.name, self.context)?;
             let path = template.output_with(self.vars);
@@ -130,7 +130,7 @@ impl Render<'_> {
     }
 
     /// Plans the fragment group `group`.
-    fn fragments(&self, group: &str, plan: &mut Plan) -> Result<()> {
+    pub(super) fn fragments(&self, group: &str, plan: &mut Plan) -> Result<()> {
         self.fragments
             .plan(group, self.templates, self.context, self.vars, plan)
     }

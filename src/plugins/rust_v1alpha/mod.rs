@@ -10,6 +10,7 @@
 
 pub mod cargo_toml;
 mod create_api;
+mod create_webhook;
 mod edit;
 mod names;
 mod versions;
@@ -107,13 +108,8 @@ impl Plugin for RustBase {
         create_api::plan(ctx, &mut out.plan)
     }
 
-    fn create_webhook(&self, ctx: &WebhookContext, _out: &mut Output) -> Result<()> {
-        bail!(
-            "create webhook is not available yet for the rust/v1-alpha layout ({} {}/{}): nothing was written",
-            ctx.resource.kind,
-            ctx.resource.group,
-            ctx.resource.version
-        )
+    fn create_webhook(&self, ctx: &WebhookContext, out: &mut Output) -> Result<()> {
+        create_webhook::plan(ctx, &mut out.plan)
     }
 
     fn edit(&self, ctx: &EditContext, out: &mut Output) -> Result<()> {

@@ -1,0 +1,330 @@
+//! `create webhook` for the Rust layout: the crate's webhook server (once),
+//! the kind's webhook module with a `Defaulter`, a `Validator` and a
+//! conversion through the hub as asked, the integration test that has the
+//! API server call them, and the lines that wire them into the crate, the
+//! manager and `make manifests`. Which fragment goes where is declared in
+//! `scaffolds/rust/v1-alpha/create-webhook/fragments.toml`.
+
+use super::create_api::Render;
+use super::names::{crate_ident, module_ident, own_api_module, snake_case};
+use super::{TEMPLATE_DIR, base_context, cargo_toml, read_rust_header, versions};
+use crate::machinery::{Change, Fragments, Plan, Templates};
+use crate::plugins::WebhookContext;
+use crate::project::ProjectFile;
+use crate::project::bookkeeping::{self, WebhookOptions};
+use crate::resource::{Origin, Resource};
+use anyhow::{Context as _, Result, bail};
+use serde::Serialize;
+
+/// The marker above which `create api` lists each kind's CRD in src/api/mod.rs.
+const CRDS_MARKER: &str = "+kubebuilder:scaffold:crds";
+
+/// The kind's webhooks, as templates see them (`webhook.*`).
+#[derive(Debug, Serialize)]
+struct WebhookView {
+    /// The group's module name (`foo_policy` for `foo.policy`).
+    group_module: String,
+    /// The kind's module name (`first_mate`).
+    kind_module: String,
+    /// The module of the type, from inside the crate (`crate::api::v1`).
+    type_module: String,
+    /// The same module from tests (`ship_yard::api::v1`).
+    external_type_module: String,
+    /// The module of the group's versions, from inside the crate
+    /// (`crate::api`, `crate::api::crew`): spokes are its children.
+    api_module: String,
+    /// The same module from tests.
+    external_api_module: String,
+    /// The kind's webhook module from `crate::webhook` (`v1::captain`).
+    path: String,
+    /// The kind's webhook module from tests (`ship_yard::webhook::v1::captain`).
+    external_module: String,
+    /// The kind's module among the integration tests (`captain_v1`).
+    test_module: String,
+    /// go/v4's name of the defaulting webhook (`mcaptain-v1.kb.io`).
+    defaulting_name: String,
+    /// go/v4's name of the validating webhook (`vcaptain-v1.kb.io`).
+    validation_name: String,
+    /// The defaulting webhook's URL path.
+    defaulting_path: String,
+    /// The validating webhook's URL path.
+    validation_path: String,
+}
+
+/// Plans the Rust side of `create webhook`.
+pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
+    let (project, resource, options) = (ctx.project, ctx.resource, ctx.options);
+    if !matches!(resource.origin, Origin::Own) {
+        bail!(
+            "create webhook in the rust/v1-alpha layout takes the project's own APIs only; {} is a built-in or external type",
+            resource.gvk()
+        );
+    }
+    let multigroup = project.multigroup == Some(true);
+    let webhook = webhook_view(resource, project, options);
+    let group_dir = if multigroup {
+        webhook.group_module.clone()
+    } else {
+        String::new()
+    };
+
+    let templates = Templates::load(TEMPLATE_DIR, &["create-webhook"])?;
+    let fragments = Fragments::load(TEMPLATE_DIR, "create-webhook")?;
+    let mut context = base_context(project, &read_rust_header(ctx.dir));
+    context.insert("resource", resource);
+    context.insert("webhook", &webhook);
+    let vars = [
+        ("group_dir", group_dir.as_str()),
+        ("version", resource.version.as_str()),
+        ("kind", webhook.kind_module.as_str()),
+        ("test", webhook.test_module.as_str()),
+    ];
+    let render = Render {
+        templates: &templates,
+        fragments: &fragments,
+        context: &context,
+        vars: &vars,
+    };
+
+    plan.push(Change::Write {
+        path: "Cargo.toml".into(),
+        contents: with_webhook_dependencies(&read_cargo_toml(ctx)?)?,
+    });
+    render.files("create-webhook/server", plan, true)?;
+    if multigroup {
+        render.files("create-webhook/webhook-group", plan, true)?;
+        render.fragments("webhook-group", plan)?;
+    }
+    render.files("create-webhook/webhook", plan, true)?;
+    render.files("create-webhook/webhook-test", plan, true)?;
+    render.fragments("common", plan)?;
+    // The conversion's own fragment holds the markers its spokes are
+    // inserted at, so once spokes split it, it no longer reads as "already
+    // there": a later call (`--conversion --spoke v3 --force`) adds spokes only.
+    let has_conversion = bookkeeping::entry(project, resource)
+        .and_then(|entry| entry.webhooks.as_ref())
+        .and_then(|webhooks| webhooks.conversion)
+        == Some(true);
+    for (wanted, group) in [
+        (options.defaulting, "defaulting"),
+        (options.validation, "validation"),
+        (options.conversion && !has_conversion, "conversion"),
+    ] {
+        if wanted {
+            render.fragments(group, plan)?;
+        }
+    }
+    if options.conversion {
+        plan_spokes(&render, resource, project, &options.spokes, plan)?;
+    }
+    Ok(())
+}
+
+/// Plans each spoke's part of the conversion, and lists the spokes' CRDs
+/// after the hub's in `api::crds()`, so that `make manifests` stores the hub.
+fn plan_spokes(
+    render: &Render,
+    resource: &Resource,
+    project: &ProjectFile,
+    spokes: &[String],
+    plan: &mut Plan,
+) -> Result<()> {
+    for spoke in spokes {
+        let mut context = render.context.clone();
+        context.insert("spoke", spoke);
+        Render {
+            context: &context,
+            ..*render
+        }
+        .fragments("conversion-spoke", plan)?;
+
+        let mut at_spoke = resource.clone();
+        at_spoke.version = spoke.clone();
+        let line = format!("        {}::crd(),\n", crd_path(&at_spoke, project));
+        plan.push(Change::RemoveLines {
+            path: "src/api/mod.rs".into(),
+            text: line.clone(),
+        });
+        plan.push(Change::Insert {
+            path: "src/api/mod.rs".into(),
+            marker: CRDS_MARKER.to_string(),
+            fragment: line,
+            fallback: None,
+        });
+    }
+    Ok(())
+}
+
+/// The project's Cargo.toml.
+fn read_cargo_toml(ctx: &WebhookContext) -> Result<String> {
+    let path = ctx.dir.join("Cargo.toml");
+    std::fs::read_to_string(&path).with_context(|| {
+        format!(
+            "cannot read {}: create webhook edits it to add the webhook server's crates",
+            path.display()
+        )
+    })
+}
+
+/// `Cargo.toml` text with what the webhook server needs: kube's admission
+/// types, JSON bodies in axum, rustls (with ring, as kube uses it) and the
+/// JSON patch crate kube's admission types take.
+fn with_webhook_dependencies(text: &str) -> Result<String> {
+    let pinned = versions();
+    let mut text = cargo_toml::with_dependency(text, "kube", pinned.get("kube"), &["admission"])?;
+    text = cargo_toml::with_dependency(&text, "axum", pinned.get("axum"), &["json"])?;
+    text = cargo_toml::with_dependency(&text, "json-patch", pinned.get("json_patch"), &[])?;
+    let tls = ["ring", "tls12", "logging"];
+    text = cargo_toml::with_dependency_without_defaults(
+        &text,
+        "rustls",
+        pinned.get("rustls"),
+        &["std", "ring", "tls12", "logging"],
+    )?;
+    cargo_toml::with_dependency_without_defaults(
+        &text,
+        "tokio-rustls",
+        pinned.get("tokio_rustls"),
+        &tls,
+    )
+}
+
+/// `v1::Captain` or `crew::v1::Captain`: the type from src/api/mod.rs.
+fn crd_path(resource: &Resource, project: &ProjectFile) -> String {
+    let module = api_module(resource, project);
+    format!("{}::{}", module.trim_start_matches("api::"), resource.kind)
+}
+
+/// The module of the resource's type from the crate root (`api::v1`,
+/// `api::crew::v1`), as PROJECT recorded it when the API was created: a
+/// project made multigroup later keeps its earlier APIs where they were.
+fn api_module(resource: &Resource, project: &ProjectFile) -> String {
+    let recorded = bookkeeping::entry(project, resource).and_then(|entry| entry.path.as_deref());
+    match recorded.and_then(|path| path.split_once("::")) {
+        Some((_crate, module)) => module.to_string(),
+        None => own_api_module(resource, project),
+    }
+}
+
+/// Builds `webhook.*` for templates.
+fn webhook_view(
+    resource: &Resource,
+    project: &ProjectFile,
+    options: &WebhookOptions,
+) -> WebhookView {
+    let crate_name = crate_ident(project.project_name.as_deref().unwrap_or_default());
+    let kind_module = snake_case(&resource.kind);
+    let api_module = api_module(resource, project);
+    let group_api_module = api_module
+        .rsplit_once("::")
+        .map_or("api", |(parent, _)| parent)
+        .to_string();
+    // The webhook module follows the project's layout now, wherever the
+    // type was put when the API was created.
+    let (path, test_module) = if project.multigroup == Some(true) {
+        let group = module_ident(&resource.group);
+        let version = &resource.version;
+        (
+            format!("{group}::{version}::{kind_module}"),
+            format!("{group}_{kind_module}_{version}"),
+        )
+    } else {
+        (
+            format!("{}::{kind_module}", resource.version),
+            format!("{kind_module}_{}", resource.version),
+        )
+    };
+    let path_stem = format!(
+        "{}-{}-{}",
+        resource.qualified_group.replace('.', "-"),
+        resource.version,
+        resource.kind_lower
+    );
+    WebhookView {
+        group_module: module_ident(&resource.group),
+        type_module: format!("crate::{api_module}"),
+        external_type_module: format!("{crate_name}::{api_module}"),
+        api_module: format!("crate::{group_api_module}"),
+        external_api_module: format!("{crate_name}::{group_api_module}"),
+        external_module: format!("{crate_name}::webhook::{path}"),
+        test_module,
+        defaulting_name: format!("m{}-{}.kb.io", resource.kind_lower, resource.version),
+        validation_name: format!("v{}-{}.kb.io", resource.kind_lower, resource.version),
+        defaulting_path: options
+            .defaulting_path
+            .clone()
+            .unwrap_or_else(|| format!("/mutate-{path_stem}")),
+        validation_path: options
+            .validation_path
+            .clone()
+            .unwrap_or_else(|| format!("/validate-{path_stem}")),
+        kind_module,
+        path,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn project(multigroup: bool) -> ProjectFile {
+        ProjectFile {
+            domain: Some("example.com".into()),
+            project_name: Some("ship-yard".into()),
+            multigroup: multigroup.then_some(true),
+            ..ProjectFile::default()
+        }
+    }
+
+    #[test]
+    fn names_and_paths_are_go_v4_s() {
+        let project = project(false);
+        let resource = Resource::new(&project, "crew", "v1", "FirstMate", None);
+        let view = webhook_view(&resource, &project, &WebhookOptions::default());
+        assert_eq!(view.defaulting_name, "mfirstmate-v1.kb.io");
+        assert_eq!(view.validation_name, "vfirstmate-v1.kb.io");
+        assert_eq!(
+            view.defaulting_path,
+            "/mutate-crew-example-com-v1-firstmate"
+        );
+        assert_eq!(
+            view.validation_path,
+            "/validate-crew-example-com-v1-firstmate"
+        );
+        assert_eq!(view.path, "v1::first_mate");
+        assert_eq!(view.type_module, "crate::api::v1");
+        assert_eq!(view.api_module, "crate::api");
+        let custom = WebhookOptions {
+            validation_path: Some("/check".into()),
+            ..WebhookOptions::default()
+        };
+        assert_eq!(
+            webhook_view(&resource, &project, &custom).validation_path,
+            "/check"
+        );
+    }
+
+    #[test]
+    fn a_multigroup_project_nests_by_group_but_keeps_types_where_they_were() {
+        let mut project = project(true);
+        let resource = Resource::new(&project, "foo.policy", "v1", "Tide", None);
+        let view = webhook_view(&resource, &project, &WebhookOptions::default());
+        assert_eq!(view.path, "foo_policy::v1::tide");
+        assert_eq!(view.test_module, "foo_policy_tide_v1");
+        assert_eq!(view.external_type_module, "ship_yard::api::foo_policy::v1");
+        assert_eq!(view.external_api_module, "ship_yard::api::foo_policy");
+
+        // An API created before `edit --multigroup` stays in api::v1.
+        project.resources.push(crate::project::ResourceEntry {
+            group: Some("foo.policy".into()),
+            version: "v1".into(),
+            kind: "Tide".into(),
+            path: Some("ship_yard::api::v1".into()),
+            ..Default::default()
+        });
+        let view = webhook_view(&resource, &project, &WebhookOptions::default());
+        assert_eq!(view.type_module, "crate::api::v1");
+        assert_eq!(view.path, "foo_policy::v1::tide");
+        assert_eq!(crd_path(&resource, &project), "v1::Tide");
+    }
+}

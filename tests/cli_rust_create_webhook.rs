@@ -1,0 +1,213 @@
+//! `create webhook` in a rust/v1-alpha project: what it adds and edits
+//! (snapshots), go/v4's webhook names and paths, the hub listed first so
+//! that it is stored, a multigroup project, two calls ending like one,
+//! refusals, `--dry-run` and `alpha generate`.
+
+mod common;
+
+use common::{assert_refused, empty_project_dir, kb_ok, snapshot_command, snapshot_tree, words};
+use std::path::{Path, PathBuf};
+
+/// A new rust/v1-alpha project named `name` grown by `sequence`.
+fn rust_project(name: &str, sequence: &[&str]) -> (tempfile::TempDir, PathBuf) {
+    let (tmp, dir) = empty_project_dir(name);
+    kb_ok(
+        &dir,
+        &words("init --plugins rust/v1-alpha --domain example.com --owner Tester"),
+    );
+    for line in sequence {
+        kb_ok(&dir, &words(line));
+    }
+    (tmp, dir)
+}
+
+fn read(dir: &Path, path: &str) -> String {
+    std::fs::read_to_string(dir.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// Two versions of Captain, v2 created first.
+const TWO_VERSIONS: &[&str] = &[
+    "create api --group crew --version v2 --kind Captain --resource --controller=false",
+    "create api --group crew --version v1 --kind Captain --resource --controller",
+];
+
+#[test]
+fn every_webhook_of_a_kind_in_one_call() {
+    let (_tmp, dir) = rust_project("guestbook", TWO_VERSIONS);
+    snapshot_command(
+        &dir,
+        "rust_webhook_captain_all",
+        &words(
+            "create webhook --group crew --version v1 --kind Captain --defaulting --programmatic-validation --conversion --spoke v2",
+        ),
+    );
+    let kind = read(&dir, "src/webhook/v1/captain.rs");
+    for needle in [
+        "\"mcaptain-v1.kb.io\"",
+        "\"/mutate-crew-example-com-v1-captain\"",
+        "\"vcaptain-v1.kb.io\"",
+        "\"/validate-crew-example-com-v1-captain\"",
+        "\"crew.example.com/v2\" => conversion::from_json::<v2::Captain>(object)?.try_into()?,",
+        "impl TryFrom<v2::Captain> for Captain {",
+    ] {
+        assert!(kind.contains(needle), "{needle:?} not in:\n{kind}");
+    }
+    // The hub's CRD now comes first, so `make manifests` stores v1.
+    let api = read(&dir, "src/api/mod.rs");
+    let (hub, spoke) = (
+        api.find("v1::Captain::crd()"),
+        api.find("v2::Captain::crd()"),
+    );
+    assert!(hub.unwrap() < spoke.unwrap(), "{api}");
+
+    // A later spoke adds its own parts and nothing else.
+    kb_ok(
+        &dir,
+        &words("create api --group crew --version v3 --kind Captain --resource --controller=false"),
+    );
+    kb_ok(
+        &dir,
+        &words(
+            "create webhook --group crew --version v1 --kind Captain --conversion --spoke v3 --force",
+        ),
+    );
+    let kind = read(&dir, "src/webhook/v1/captain.rs");
+    assert_eq!(kind.matches("pub const CONVERSION").count(), 1, "{kind}");
+    for spoke in ["v2", "v3"] {
+        let arm =
+            format!("\"crew.example.com/{spoke}\" => conversion::from_json::<{spoke}::Captain>");
+        assert_eq!(kind.matches(&arm).count(), 1, "{kind}");
+    }
+    let cargo = read(&dir, "Cargo.toml");
+    for needle in [
+        "\"admission\"",
+        "json-patch = \"4\"",
+        "tokio-rustls = { version = \"0.26\", default-features = false",
+    ] {
+        assert!(cargo.contains(needle), "{needle:?} not in:\n{cargo}");
+    }
+}
+
+#[test]
+fn two_calls_end_like_one_and_custom_paths_are_kept() {
+    let api = ["create api --group crew --version v1 --kind Captain --resource --controller"];
+    let (_one, at_once) = rust_project("guestbook", &api);
+    kb_ok(
+        &at_once,
+        &words(
+            "create webhook --group crew --version v1 --kind Captain --defaulting --programmatic-validation --defaulting-path /fill-captain",
+        ),
+    );
+    let (_two, in_two) = rust_project("guestbook", &api);
+    for line in [
+        "create webhook --group crew --version v1 --kind Captain --defaulting --defaulting-path /fill-captain",
+        "create webhook --group crew --version v1 --kind Captain --programmatic-validation",
+    ] {
+        kb_ok(&in_two, &words(line));
+    }
+    let (a, b) = (snapshot_tree(&at_once), snapshot_tree(&in_two));
+    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
+    for (path, bytes) in &a {
+        assert!(b[path] == *bytes, "{} differs", path.display());
+    }
+    let kind = read(&in_two, "src/webhook/v1/captain.rs");
+    assert!(kind.contains("\"/fill-captain\""), "{kind}");
+    assert_eq!(kind.matches("const RESOURCE").count(), 1, "{kind}");
+    let listed = read(&in_two, "src/webhook/mod.rs");
+    assert_eq!(listed.matches("v1::captain::webhooks(),").count(), 1);
+}
+
+#[test]
+fn a_multigroup_project_nests_webhooks_by_group() {
+    let (_tmp, dir) = rust_project(
+        "guestbook",
+        &[
+            "edit --multigroup",
+            "create api --group crew --version v1 --kind FirstMate --resource --controller",
+            "create api --group crew --version v2 --kind FirstMate --resource --controller=false",
+            "create webhook --group crew --version v1 --kind FirstMate --conversion --spoke v2",
+            "create api --group sea --version v1 --kind Tide --namespaced=false --resource --controller",
+            "create webhook --group sea --version v1 --kind Tide --programmatic-validation",
+        ],
+    );
+    let root = read(&dir, "src/webhook/mod.rs");
+    for needle in [
+        "pub mod crew;",
+        "pub mod sea;",
+        "sea::v1::tide::webhooks(),",
+        "crew::v1::first_mate::CONVERSION,",
+    ] {
+        assert!(root.contains(needle), "{needle:?} not in:\n{root}");
+    }
+    assert!(read(&dir, "src/webhook/crew/mod.rs").contains("pub mod v1;"));
+    assert!(read(&dir, "src/webhook/crew/v1/mod.rs").contains("pub mod first_mate;"));
+    let first_mate = read(&dir, "src/webhook/crew/v1/first_mate.rs");
+    assert!(
+        first_mate.contains("use crate::api::crew::v2;"),
+        "{first_mate}"
+    );
+    let tests = read(&dir, "tests/webhooks/main.rs");
+    for needle in [
+        "mod crew_first_mate_v1;",
+        "crew_first_mate_v1::conversion_from_v2(&client).await;",
+        "sea_tide_v1::validation(&client).await;",
+    ] {
+        assert!(tests.contains(needle), "{needle:?} not in:\n{tests}");
+    }
+    // A cluster-scoped kind is tested without a namespace.
+    assert!(read(&dir, "tests/webhooks/sea_tide_v1.rs").contains("Api::all(client.clone())"));
+}
+
+#[test]
+fn refusals_change_nothing() {
+    let (_tmp, dir) = rust_project(
+        "guestbook",
+        &[
+            "create api --group crew --version v1 --kind Captain --resource --controller",
+            "create api --group apps --version v1 --kind Deployment --resource=false --controller",
+            "create webhook --group crew --version v1 --kind Captain --defaulting",
+        ],
+    );
+    let create = ["create", "webhook"];
+    assert_refused(
+        &dir,
+        &create,
+        &words("--group apps --version v1 --kind Deployment --defaulting"),
+        &["apps/v1 Deployment", "own APIs only"],
+    );
+    assert_refused(
+        &dir,
+        &create,
+        &words("--group crew --version v1 --kind Captain --defaulting"),
+        &["defaulting webhook", "already exists"],
+    );
+    assert_refused(
+        &dir,
+        &create,
+        &words("--group crew --version v1 --kind Captain --conversion --spoke v3"),
+        &["--spoke v3"],
+    );
+}
+
+#[test]
+fn dry_run_writes_nothing_and_alpha_generate_gives_the_project_back() {
+    let (tmp, dir) = rust_project("guestbook", TWO_VERSIONS);
+    let before = snapshot_tree(&dir);
+    let all = "create webhook --group crew --version v1 --kind Captain --defaulting --programmatic-validation --conversion --spoke v2";
+    let printed = kb_ok(&dir, &words(&format!("{all} --dry-run")));
+    for path in ["src/webhook/v1/captain.rs", "src/main.rs", "Cargo.toml"] {
+        assert!(printed.contains(path), "{path} not in:\n{printed}");
+    }
+    assert_eq!(snapshot_tree(&dir), before);
+
+    kb_ok(&dir, &words(all));
+    let printed = kb_ok(
+        tmp.path(),
+        &words("alpha generate --input-dir guestbook --output-dir regenerated"),
+    );
+    assert!(printed.contains("no file differs"), "{printed}");
+    let regenerated = snapshot_tree(&tmp.path().join("regenerated"));
+    for (path, bytes) in &snapshot_tree(&dir) {
+        assert!(regenerated[path] == *bytes, "{} differs", path.display());
+    }
+}
