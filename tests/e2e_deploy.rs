@@ -15,8 +15,8 @@
 mod common;
 
 use common::cluster::{
-    Background, ControlPlane, Env, env_for, get_args, http_get, install_cert_manager_crds, objects,
-    step, wait_until,
+    Background, ControlPlane, Env, assert_deployed, env_for, http_get, install_cert_manager_crds,
+    objects, step, wait_until,
 };
 use common::{empty_project_dir, kb, shared_tools_bin, stderr, stdout};
 use std::os::unix::process::CommandExt;
@@ -344,42 +344,27 @@ fn install_run_deploy_undeploy_against_a_real_api_server() {
                 kustomize.to_str().unwrap(),
                 &["build", "config/default"],
             );
-            let objects = objects(&yaml);
-            let kinds: Vec<&str> = objects.iter().map(|(k, _, _)| k.as_str()).collect();
-            for kind in [
-                "Namespace",
-                "CustomResourceDefinition",
-                "ServiceAccount",
-                "Role",
-                "ClusterRole",
-                "RoleBinding",
-                "ClusterRoleBinding",
-                "Service",
-                "Deployment",
-                "Certificate",
-                "Issuer",
-                "MutatingWebhookConfiguration",
-                "ValidatingWebhookConfiguration",
-            ] {
-                assert!(kinds.contains(&kind), "the kustomize output has no {kind}");
-            }
-            for (kind, name, namespace) in &objects {
-                env.run(Path::new("."), "kubectl", &get_args(kind, name, namespace));
-            }
-            let image = env.run(
-                Path::new("."),
-                "kubectl",
+            let count = assert_deployed(
+                &env,
+                &yaml,
                 &[
-                    "get",
-                    "deployment",
-                    "guestbook-controller-manager",
-                    "-n",
-                    NAMESPACE,
-                    "-o",
-                    "jsonpath={.spec.template.spec.containers[0].image}",
+                    "Namespace",
+                    "CustomResourceDefinition",
+                    "ServiceAccount",
+                    "Role",
+                    "ClusterRole",
+                    "RoleBinding",
+                    "ClusterRoleBinding",
+                    "Service",
+                    "Deployment",
+                    "Certificate",
+                    "Issuer",
+                    "MutatingWebhookConfiguration",
+                    "ValidatingWebhookConfiguration",
                 ],
+                ("guestbook-controller-manager", NAMESPACE),
+                IMG,
             );
-            assert_eq!(image, IMG);
             for kind in [
                 "mutatingwebhookconfiguration",
                 "validatingwebhookconfiguration",
@@ -399,7 +384,7 @@ fn install_run_deploy_undeploy_against_a_real_api_server() {
                     "{kind} has no CA injection: {annotations}"
                 );
             }
-            eprintln!("    {} objects accepted", objects.len());
+            eprintln!("    {count} objects accepted");
             deployment_gets_replicaset_and_pod(&env);
         },
     );

@@ -17,8 +17,8 @@
 mod common;
 
 use common::cluster::{
-    Background, ControlPlane, Env, assets, env_for, get_args, install_cert_manager_crds, objects,
-    step, wait_until,
+    Background, ControlPlane, Env, assert_deployed, assets, env_for, http_get,
+    install_cert_manager_crds, step, wait_until,
 };
 use common::{kb_ok, persistent_project_dir, shared_tools_bin, stdout, words};
 use std::os::unix::process::CommandExt;
@@ -190,7 +190,7 @@ fn run_reconciles_the_sample(dir: &Path, env: &Env) {
     wait_until(
         "the manager's /healthz on :8081",
         Duration::from_secs(300),
-        || healthz_answers(8081),
+        || http_get(8081, "/healthz").is_some_and(|(status, _)| status == 200),
     );
     wait_until(
         "the guestbook controller to start",
@@ -240,54 +240,28 @@ fn run_reconciles_the_sample(dir: &Path, env: &Env) {
     assert!(!text.contains("panicked"), "the manager panicked:\n{text}");
 }
 
-/// Whether `GET /healthz` on the local `port` answers 200.
-fn healthz_answers(port: u16) -> bool {
-    use std::io::{Read, Write};
-    std::net::TcpStream::connect(("127.0.0.1", port)).is_ok_and(|mut stream| {
-        let _ = stream.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-        let mut answer = String::new();
-        let _ = stream.read_to_string(&mut answer);
-        answer.starts_with("HTTP/1.1 200")
-    })
-}
-
 /// `make deploy`: every object of the kustomize output exists, and the
 /// manager's Deployment runs the image IMG.
 fn deploy_is_accepted(dir: &Path, env: &Env) {
     install_cert_manager_crds(env);
     run(env, dir, "make", &["deploy", &format!("IMG={IMG}")]);
     let yaml = env.run(dir, "kubectl", &["kustomize", "config/default"]);
-    let objects = objects(&yaml);
-    let kinds: Vec<&str> = objects.iter().map(|(k, _, _)| k.as_str()).collect();
-    for kind in [
-        "Namespace",
-        "CustomResourceDefinition",
-        "ClusterRole",
-        "Deployment",
-        "MutatingWebhookConfiguration",
-        "ValidatingWebhookConfiguration",
-        "Certificate",
-    ] {
-        assert!(kinds.contains(&kind), "the kustomize output has no {kind}");
-    }
-    for (kind, name, namespace) in &objects {
-        env.run(Path::new("."), "kubectl", &get_args(kind, name, namespace));
-    }
-    let image = env.run(
-        Path::new("."),
-        "kubectl",
+    let count = assert_deployed(
+        env,
+        &yaml,
         &[
-            "get",
-            "deployment",
-            "guestbook-controller-manager",
-            "-n",
-            NAMESPACE,
-            "-o",
-            "jsonpath={.spec.template.spec.containers[0].image}",
+            "Namespace",
+            "CustomResourceDefinition",
+            "ClusterRole",
+            "Deployment",
+            "MutatingWebhookConfiguration",
+            "ValidatingWebhookConfiguration",
+            "Certificate",
         ],
+        ("guestbook-controller-manager", NAMESPACE),
+        IMG,
     );
-    assert_eq!(image, IMG);
-    eprintln!("    {} objects accepted", objects.len());
+    eprintln!("    {count} objects accepted");
 }
 
 #[test]

@@ -278,8 +278,43 @@ pub fn crd_established(env: &Env, name: &str) {
     );
 }
 
+/// After a deploy: every object of `yaml` (a kustomize output that holds
+/// each of `kinds`) is served, and Deployment `deployment` in `namespace`
+/// runs `image`. Returns how many objects there were.
+pub fn assert_deployed(
+    env: &Env,
+    yaml: &str,
+    kinds: &[&str],
+    (deployment, namespace): (&str, &str),
+    image: &str,
+) -> usize {
+    let objects = objects(yaml);
+    let present: Vec<&str> = objects.iter().map(|(k, _, _)| k.as_str()).collect();
+    for kind in kinds {
+        assert!(present.contains(kind), "the kustomize output has no {kind}");
+    }
+    for (kind, name, namespace) in &objects {
+        env.run(Path::new("."), "kubectl", &get_args(kind, name, namespace));
+    }
+    let running = env.run(
+        Path::new("."),
+        "kubectl",
+        &[
+            "get",
+            "deployment",
+            deployment,
+            "-n",
+            namespace,
+            "-o",
+            "jsonpath={.spec.template.spec.containers[0].image}",
+        ],
+    );
+    assert_eq!(running, image, "the image of Deployment {deployment}");
+    objects.len()
+}
+
 /// kubectl get arguments for one object.
-pub fn get_args<'a>(kind: &'a str, name: &'a str, namespace: &'a Option<String>) -> Vec<&'a str> {
+fn get_args<'a>(kind: &'a str, name: &'a str, namespace: &'a Option<String>) -> Vec<&'a str> {
     let mut args = vec!["get", kind, name];
     if let Some(ns) = namespace {
         args.extend(["-n", ns.as_str()]);
