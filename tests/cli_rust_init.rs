@@ -112,6 +112,35 @@ fn owner_license_and_namespaced_reach_the_files() {
 }
 
 #[test]
+fn edit_owner_rewrites_the_boilerplate_once() {
+    let (_tmp, dir) = init_rust(&[]);
+    let boilerplate = dir.join("hack/boilerplate.rs.txt");
+    let printed = kb_ok(&dir, &words("edit --owner Jane"));
+    assert!(
+        printed.contains("Existing Rust files keep their header"),
+        "{printed}"
+    );
+    let text = std::fs::read_to_string(&boilerplate).unwrap();
+    assert!(
+        text.starts_with("// Copyright ") && text.contains(" Jane.\n"),
+        "{text}"
+    );
+    let main_before = std::fs::read_to_string(dir.join("src/main.rs")).unwrap();
+
+    let printed = kb_ok(&dir, &words("edit --owner Jane"));
+    assert!(
+        printed.contains("already holds that license header"),
+        "{printed}"
+    );
+    assert_eq!(std::fs::read_to_string(&boilerplate).unwrap(), text);
+
+    kb_ok(&dir, &words("edit --license none"));
+    assert_eq!(std::fs::read_to_string(&boilerplate).unwrap(), "");
+    let main_after = std::fs::read_to_string(dir.join("src/main.rs")).unwrap();
+    assert_eq!(main_after, main_before, "existing files keep their header");
+}
+
+#[test]
 fn dry_run_prints_the_plan_and_writes_nothing() {
     let (_tmp, dir) = empty_project_dir("guestbook");
     let printed = kb_ok(

@@ -20,7 +20,8 @@ pub mod rust_v1alpha;
 pub use chain::{Bundle, Chain};
 pub use flags::Flags;
 
-use crate::machinery::{Plan, Rewrite};
+use crate::machinery::rewrite::read_if_present;
+use crate::machinery::{Change, Context, Plan, Rewrite, Templates};
 use crate::project::bookkeeping::{ApiOptions, WebhookOptions};
 use crate::project::{ProjectFile, ResourceEntry};
 use crate::resource::Resource;
@@ -88,6 +89,52 @@ pub enum License {
     None,
     /// A header read from a file given with `--license-file`.
     Custom(String),
+}
+
+impl License {
+    /// The text of a project's boilerplate file: the Apache 2.0 notice
+    /// rendered from `licenses/apache2.txt.jinja` of `templates` with `year`
+    /// and `owner`, a custom header as given, or nothing.
+    pub fn boilerplate(
+        &self,
+        templates: &Templates,
+        year: &str,
+        owner: Option<&str>,
+    ) -> Result<String> {
+        match self {
+            License::None => Ok(String::new()),
+            License::Custom(text) => Ok(text.clone()),
+            License::Apache2 => {
+                let mut context = Context::new();
+                context.insert("year", year);
+                context.insert("owner", owner.unwrap_or_default());
+                templates.render("licenses/apache2.txt.jinja", &context)
+            }
+        }
+    }
+}
+
+/// For `edit --license`/`--owner`: plans the boilerplate file at `path` to
+/// hold `contents`, with `note` saying what the change reaches; when it
+/// already does, plans nothing and says so.
+pub fn plan_boilerplate_edit(
+    dir: &Path,
+    path: &str,
+    contents: String,
+    note: String,
+    out: &mut Output,
+) -> Result<()> {
+    if read_if_present(dir, Path::new(path))?.as_deref() == Some(contents.as_str()) {
+        out.notes
+            .push(format!("{path} already holds that license header."));
+        return Ok(());
+    }
+    out.plan.push(Change::Write {
+        path: path.into(),
+        contents,
+    });
+    out.notes.push(note);
+    Ok(())
 }
 
 /// What every plugin gets for `init`.

@@ -3,10 +3,10 @@
 //! manager, and of changing its license header. PROJECT's settings are
 //! recorded by the command; this module plans the Go files and notes.
 
-use super::{BOILERPLATE_PATH, TEMPLATE_DIR, base_context, boilerplate, read_go_header};
-use crate::machinery::rewrite::{self, Rewrite, push_if_changed, read_if_present};
-use crate::machinery::{Change, Templates};
-use crate::plugins::{EditContext, License, Output};
+use super::{BOILERPLATE_PATH, TEMPLATE_DIR, YEAR_PLACEHOLDER, base_context, read_go_header};
+use crate::machinery::Templates;
+use crate::machinery::rewrite::{self, Rewrite, push_if_changed};
+use crate::plugins::{EditContext, License, Output, plan_boilerplate_edit};
 use crate::project::{ProjectFile, ResourceEntry};
 use anyhow::{Context as _, Result, bail};
 use std::fmt::Write as _;
@@ -239,22 +239,11 @@ fn edit_license(
     out: &mut Output,
 ) -> Result<()> {
     let templates = Templates::load(TEMPLATE_DIR, &["licenses"])?;
-    let contents = boilerplate(&templates, license, owner)?;
-    let current = read_if_present(dir, Path::new(BOILERPLATE_PATH))?;
-    if current.as_deref() == Some(contents.as_str()) {
-        out.notes.push(format!(
-            "{BOILERPLATE_PATH} already holds that license header."
-        ));
-        return Ok(());
-    }
-    out.plan.push(Change::Write {
-        path: BOILERPLATE_PATH.into(),
-        contents,
-    });
-    out.notes.push(format!(
+    let contents = license.boilerplate(&templates, YEAR_PLACEHOLDER, owner)?;
+    let note = format!(
         "Existing Go files keep their header; files scaffolded from now on and the code `make generate` writes use the new {BOILERPLATE_PATH}."
-    ));
-    Ok(())
+    );
+    plan_boilerplate_edit(dir, BOILERPLATE_PATH, contents, note, out)
 }
 
 #[cfg(test)]

@@ -101,7 +101,11 @@ impl Plugin for GoBase {
     fn init(&self, ctx: &InitContext, project: &ProjectFile, out: &mut Output) -> Result<()> {
         let templates = Templates::load(TEMPLATE_DIR, &["init", "licenses"])?;
         let repo = project.repo.clone().unwrap_or_default();
-        let boilerplate = boilerplate(&templates, ctx.license, ctx.owner)?;
+        // Like kubebuilder, the file keeps the placeholder YEAR, which
+        // controller-gen and this tool replace with the current year.
+        let boilerplate = ctx
+            .license
+            .boilerplate(&templates, YEAR_PLACEHOLDER, ctx.owner)?;
         let context = base_context(project, &go_header(&boilerplate))?;
         for template in templates.tree("init") {
             let contents = templates.render(&template.name, &context)?;
@@ -360,23 +364,6 @@ fn module_of_go_mod(dir: &Path) -> Result<Option<String>> {
         let rest = line.trim().strip_prefix("module")?;
         Some(rest.trim().trim_matches('"').to_string())
     }))
-}
-
-/// The text of `hack/boilerplate.go.txt` for `license`, naming `owner`.
-/// `templates` must hold the `licenses` folder.
-fn boilerplate(templates: &Templates, license: &License, owner: Option<&str>) -> Result<String> {
-    match license {
-        License::None => Ok(String::new()),
-        License::Custom(text) => Ok(text.clone()),
-        License::Apache2 => {
-            // Like kubebuilder, the file keeps the placeholder YEAR, which
-            // controller-gen and this tool replace with the current year.
-            let mut context = crate::machinery::Context::new();
-            context.insert("year", YEAR_PLACEHOLDER);
-            context.insert("owner", owner.unwrap_or_default());
-            templates.render("licenses/apache2.txt.jinja", &context)
-        }
-    }
 }
 
 /// Placeholder for the year in `hack/boilerplate.go.txt`.

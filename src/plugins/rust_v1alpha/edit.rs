@@ -4,10 +4,9 @@
 //! depends on `--namespaced`. `--multigroup` changes where later APIs go;
 //! a new license header is written to the boilerplate file.
 
-use super::{BOILERPLATE_PATH, TEMPLATE_DIR, boilerplate};
-use crate::machinery::rewrite::read_if_present;
-use crate::machinery::{Change, Templates};
-use crate::plugins::{EditContext, License, Output};
+use super::{BOILERPLATE_PATH, TEMPLATE_DIR, current_year};
+use crate::machinery::Templates;
+use crate::plugins::{EditContext, License, Output, plan_boilerplate_edit};
 use anyhow::Result;
 use std::path::Path;
 
@@ -45,19 +44,9 @@ fn edit_license(
     out: &mut Output,
 ) -> Result<()> {
     let templates = Templates::load(TEMPLATE_DIR, &["licenses"])?;
-    let contents = boilerplate(&templates, license, owner)?;
-    if read_if_present(dir, Path::new(BOILERPLATE_PATH))?.as_deref() == Some(contents.as_str()) {
-        out.notes.push(format!(
-            "{BOILERPLATE_PATH} already holds that license header."
-        ));
-        return Ok(());
-    }
-    out.plan.push(Change::Write {
-        path: BOILERPLATE_PATH.into(),
-        contents,
-    });
-    out.notes.push(format!(
+    let contents = license.boilerplate(&templates, &current_year().to_string(), owner)?;
+    let note = format!(
         "Existing Rust files keep their header; files scaffolded from now on start with the new {BOILERPLATE_PATH}."
-    ));
-    Ok(())
+    );
+    plan_boilerplate_edit(dir, BOILERPLATE_PATH, contents, note, out)
 }

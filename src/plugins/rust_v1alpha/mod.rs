@@ -59,7 +59,9 @@ impl Plugin for RustBase {
 
     fn init(&self, ctx: &InitContext, project: &ProjectFile, out: &mut Output) -> Result<()> {
         let templates = Templates::load(TEMPLATE_DIR, &["init", "licenses"])?;
-        let boilerplate = boilerplate(&templates, ctx.license, ctx.owner)?;
+        let boilerplate =
+            ctx.license
+                .boilerplate(&templates, &current_year().to_string(), ctx.owner)?;
         let context = base_context(project, &rust_header(&boilerplate));
         for template in templates.tree("init") {
             let contents = templates.render(&template.name, &context)?;
@@ -155,21 +157,6 @@ fn base_context(project: &ProjectFile, header: &str) -> Context {
 fn read_rust_header(dir: &Path) -> String {
     let boilerplate = std::fs::read_to_string(dir.join(BOILERPLATE_PATH)).unwrap_or_default();
     rust_header(&boilerplate)
-}
-
-/// The text of `hack/boilerplate.rs.txt` for `license`, naming `owner`.
-/// `templates` must hold the `licenses` folder.
-fn boilerplate(templates: &Templates, license: &License, owner: Option<&str>) -> Result<String> {
-    match license {
-        License::None => Ok(String::new()),
-        License::Custom(text) => Ok(text.clone()),
-        License::Apache2 => {
-            let mut context = Context::new();
-            context.insert("year", &current_year());
-            context.insert("owner", owner.unwrap_or_default());
-            templates.render("licenses/apache2.txt.jinja", &context)
-        }
-    }
 }
 
 /// The header of generated `.rs` files: the boilerplate followed by a blank
