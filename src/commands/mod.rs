@@ -83,6 +83,7 @@ fn after_write(
     resource: Option<&Resource>,
 ) -> Result<()> {
     let ctx = AfterWrite {
+        chain,
         dir,
         flags,
         written,

@@ -22,4 +22,4 @@ pub use apply::ApplyReport;
 pub use fragments::{Fragment, Fragments, Placement};
 pub use plan::{Change, Plan, Resolved};
 pub use rewrite::Rewrite;
-pub use templates::{Context, Syntax, TemplateFile, Templates, embedded_text};
+pub use templates::{Context, Syntax, TemplateFile, Templates, embedded_text, path_vars};

@@ -57,6 +57,12 @@ pub fn fill_placeholders(path: &Path, vars: &[(&str, &str)]) -> PathBuf {
         .collect()
 }
 
+/// Owned path segment values (`("group_dir", "crew".to_string())`), as
+/// [`TemplateFile::output_with`] takes them.
+pub fn path_vars<'a>(vars: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
+    vars.iter().map(|(k, v)| (*k, v.as_str())).collect()
+}
+
 /// The values a template is rendered with, by name.
 #[derive(Debug, Clone, Default)]
 pub struct Context(BTreeMap<String, Value>);

@@ -2,7 +2,9 @@
 //!
 //! Each plugin declares its flags per command ([`super::Plugin::flags`]);
 //! the CLI adds them to the commands they hook, and the values reach every
-//! plugin as [`Flags`]. A flag given for a plugin that is not in the
+//! plugin as [`Flags`]. Several plugins may declare the same flag (`--make`
+//! of go/v4 and deploy-image/v1-alpha); the first declaration gives its
+//! help and default. A flag given when none of its plugins is in the
 //! project's chain is refused.
 
 use super::{Chain, Hook, PLUGINS};
@@ -18,8 +20,8 @@ struct Value {
     text: Option<String>,
     /// It was given on the command line.
     given: bool,
-    /// The key of the plugin that owns it.
-    plugin: &'static str,
+    /// The keys of the plugins that declare it.
+    plugins: Vec<&'static str>,
 }
 
 /// Plugin flag values by flag name.
@@ -32,12 +34,12 @@ impl Flags {
     /// Every plugin's flags on `hook`'s command, with their defaults.
     pub fn defaults(hook: Hook) -> Self {
         let mut flags = Self::default();
-        for (plugin, arg) in plugin_args(hook) {
+        for (plugins, arg) in plugin_args(hook) {
             let text = arg
                 .get_default_values()
                 .first()
                 .map(|v| v.to_string_lossy().into_owned());
-            flags.insert(plugin, arg.get_id().as_str(), text, false);
+            flags.insert(plugins, arg.get_id().as_str(), text, false);
         }
         flags
     }
@@ -45,11 +47,11 @@ impl Flags {
     /// The values parsed for `hook`'s command.
     pub fn from_matches(hook: Hook, matches: &ArgMatches) -> Self {
         let mut flags = Self::default();
-        for (plugin, arg) in plugin_args(hook) {
+        for (plugins, arg) in plugin_args(hook) {
             let id = arg.get_id().as_str();
             let text = matches.get_one::<String>(id).cloned();
             let given = matches.value_source(id) == Some(ValueSource::CommandLine);
-            flags.insert(plugin, id, text, given);
+            flags.insert(plugins, id, text, given);
         }
         flags
     }
@@ -72,13 +74,13 @@ impl Flags {
         self.text(name) == Some("true")
     }
 
-    /// Refuses a flag given for a plugin the chain does not run.
+    /// Refuses a flag given when the chain runs none of its plugins.
     pub fn check_chain(&self, chain: &Chain) -> Result<()> {
         for (name, flag) in &self.values {
-            if flag.given && !chain.contains(flag.plugin) {
+            if flag.given && !flag.plugins.iter().any(|plugin| chain.contains(plugin)) {
                 bail!(
                     "--{name} is a flag of the plugin {}, which this project's plugin chain ({}) does not run",
-                    flag.plugin,
+                    flag.plugins.join(" or "),
                     chain.layout.join(",")
                 );
             }
@@ -86,22 +88,29 @@ impl Flags {
         Ok(())
     }
 
-    fn insert(&mut self, plugin: &'static str, name: &str, text: Option<String>, given: bool) {
+    fn insert(&mut self, plugins: Vec<&'static str>, name: &str, text: Option<String>, given: bool) {
         let value = Value {
             text,
             given,
-            plugin,
+            plugins,
         };
         self.values.insert(name.to_string(), value);
     }
 }
 
-/// Every plugin's flags on `hook`'s command, with the plugin's key.
-pub fn plugin_args(hook: Hook) -> Vec<(&'static str, clap::Arg)> {
-    PLUGINS
-        .iter()
-        .flat_map(|p| p.flags(hook).into_iter().map(|arg| (p.key(), arg)))
-        .collect()
+/// Every plugin flag on `hook`'s command, once each, with the keys of the
+/// plugins that declare it.
+pub fn plugin_args(hook: Hook) -> Vec<(Vec<&'static str>, clap::Arg)> {
+    let mut args: Vec<(Vec<&'static str>, clap::Arg)> = Vec::new();
+    for plugin in PLUGINS {
+        for arg in plugin.flags(hook) {
+            match args.iter_mut().find(|(_, a)| a.get_id() == arg.get_id()) {
+                Some((plugins, _)) => plugins.push(plugin.key()),
+                None => args.push((vec![plugin.key()], arg)),
+            }
+        }
+    }
+    args
 }
 
 /// A boolean plugin flag as kubebuilder spells them: `--name`,
@@ -120,4 +129,31 @@ pub fn bool_flag(name: &'static str, default: bool, help: &'static str) -> clap:
 /// A plugin flag that takes a text value.
 pub fn text_flag(name: &'static str, help: &'static str) -> clap::Arg {
     clap::Arg::new(name).long(name).help(help)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plugins::{deploy_image_v1alpha, go_v4};
+
+    #[test]
+    fn a_flag_declared_by_two_plugins_is_one_argument_with_both_owners() {
+        let args = plugin_args(Hook::CreateApi);
+        let makes: Vec<&Vec<&str>> = args
+            .iter()
+            .filter(|(_, arg)| arg.get_id() == "make")
+            .map(|(plugins, _)| plugins)
+            .collect();
+        assert_eq!(makes, [&vec![go_v4::KEY, deploy_image_v1alpha::KEY]]);
+    }
+
+    #[test]
+    fn a_shared_flag_is_accepted_when_any_of_its_plugins_runs() {
+        let mut flags = Flags::defaults(Hook::CreateApi);
+        flags.set("make", "false");
+        let rust = Chain::parse("rust/v1-alpha").unwrap();
+        assert!(flags.check_chain(&rust).is_err());
+        let with_deploy_image = rust.with_extra("deploy-image/v1-alpha").unwrap();
+        assert!(flags.check_chain(&with_deploy_image).is_ok());
+    }
 }

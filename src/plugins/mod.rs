@@ -214,6 +214,8 @@ pub struct EditContext<'a> {
 /// What every plugin gets once a command's files are written.
 #[derive(Debug, Clone)]
 pub struct AfterWrite<'a> {
+    /// The plugins the command ran.
+    pub chain: &'a Chain,
     /// The project root.
     pub dir: &'a Path,
     /// The values of the plugins' own flags.

@@ -2,28 +2,30 @@
 //! `create api --plugins deploy-image/v1-alpha --image <image>` scaffolds an
 //! API and a controller that runs the image as a Deployment.
 //!
-//! The plugin runs after go/v4 and kustomize/v2 in the same command and
-//! fills in the files they plan (the API type, the controller and its test,
-//! the sample) with its own content; it adds the image to the manager's
-//! environment in `config/manager/manager.yaml` and records the resource
-//! with its options under PROJECT's `plugins:`, as kubebuilder does, so
-//! `alpha generate` runs the same `create api` again.
+//! The plugin runs after the layout (go/v4 or rust/v1-alpha, each with
+//! kustomize/v2) in the same command and fills in the files the layout
+//! plans (the API type, the controller and its test, the sample) with its
+//! own content, in Go (`go.rs`) or in Rust (`rust.rs`); it adds the image
+//! to the manager's environment in `config/manager/manager.yaml` and
+//! records the resource with its options under PROJECT's `plugins:`, as
+//! kubebuilder does, so `alpha generate` runs the same `create api` again.
 
+mod go;
 mod options;
+mod rust;
 
 use super::flags::{bool_flag, text_flag};
-use super::go_v4::create_api::template_context;
 use super::go_v4::post_steps;
 use super::kustomize_v2::{MANAGER_PATH, manager_env};
+use super::rust_v1alpha;
 use super::{AfterWrite, ApiContext, EditContext, Hook, Output, Plugin, Role, WebhookContext};
 use crate::machinery::rewrite::read_if_present;
-use crate::machinery::{Change, Templates};
+use crate::machinery::{Change, Templates, path_vars};
 use crate::project::bookkeeping::plugin_config;
 use crate::project::{ProjectFile, ResourceEntry};
 use crate::resource::{Origin, Resource};
 use anyhow::{Context as _, Result, bail};
 use options::Operand;
-use serde::Serialize;
 use serde_norway::{Mapping, Value};
 use std::path::Path;
 
@@ -36,28 +38,14 @@ const TEMPLATE_DIR: &str = "deploy-image/v1-alpha";
 /// `--manifests`: run `make manifests` afterwards.
 const MANIFESTS: &str = "manifests";
 
+/// `--make`: run `make generate` afterwards (go/v4 declares it too).
+const MAKE: &str = "make";
+
 /// How to use the plugin, for refusals.
 const USAGE: &str = "deploy-image/v1-alpha takes part in `create api` only: kubebuilder-rs create api --group <group> --version <version> --kind <Kind> --plugins deploy-image/v1-alpha --image <image>";
 
 /// The deploy-image/v1-alpha plugin.
 pub struct DeployImage;
-
-/// The operand as templates see it (`operand.*`).
-#[derive(Debug, Serialize)]
-struct OperandView {
-    /// The Go name of one object of the kind, also the prefix of the
-    /// controller's package-level names (`memcached`, `firstMate`).
-    var: String,
-    image: String,
-    env_var: String,
-    container_name: String,
-    /// The container port's name (at most 15 characters).
-    port_name: String,
-    /// The command's items as Go string literals.
-    command: Vec<String>,
-    container_port: Option<u16>,
-    run_as_user: Option<u32>,
-}
 
 impl Plugin for DeployImage {
     fn key(&self) -> &'static str {
@@ -98,6 +86,11 @@ impl Plugin for DeployImage {
                 "deploy-image/v1-alpha: the non-root user ID the container runs as (e.g. 1001)",
             ),
             bool_flag(
+                MAKE,
+                true,
+                "deploy-image/v1-alpha: run make generate afterwards (--make=false to skip); the Rust layout has no generated code, so there it does nothing",
+            ),
+            bool_flag(
                 MANIFESTS,
                 true,
                 "deploy-image/v1-alpha: run make manifests afterwards, for the new RBAC rules and CRD (--manifests=false to skip)",
@@ -136,6 +129,9 @@ impl Plugin for DeployImage {
     fn after_write(&self, hook: Hook, ctx: &AfterWrite) -> Result<()> {
         if hook != Hook::CreateApi || !ctx.flags.is_on(MANIFESTS) {
             return Ok(());
+        }
+        if ctx.chain.contains(rust_v1alpha::KEY) {
+            return rust::run_manifests(ctx.dir);
         }
         post_steps::require_go(ctx.dir)?;
         post_steps::run_make(ctx.dir, "manifests")
@@ -202,18 +198,26 @@ fn check_request(ctx: &ApiContext) -> Result<()> {
     Ok(())
 }
 
-/// Renders the plugin's templates over the files go/v4 and kustomize/v2
-/// planned for the resource.
+/// Renders the plugin's templates over the files the layout and
+/// kustomize/v2 planned for the resource: the sample, then the layout's
+/// own (`create-api/go` or `create-api/rust`).
 fn plan_files(ctx: &ApiContext, operand: &Operand, out: &mut Output) -> Result<()> {
     let templates = Templates::load(TEMPLATE_DIR, &["create-api"])?;
-    let mut api = template_context(ctx)?;
-    api.context
-        .insert("operand", &operand_view(&ctx.resource.kind, operand));
-    api.vars.push(("group", ctx.resource.group.clone()));
-    let vars = api.path_vars();
-    for template in templates.tree("create-api") {
-        let contents = templates.render(&template.name, &api.context)?;
-        out.plan.fill_in(template.output_with(&vars), contents);
+    let in_rust = ctx.project.layout.iter().any(|key| key == rust_v1alpha::KEY);
+    let (context, mut vars, language) = if in_rust {
+        let (context, vars) = rust::template_context(ctx, operand);
+        (context, vars, "create-api/rust")
+    } else {
+        let (context, vars) = go::template_context(ctx, operand)?;
+        (context, vars, "create-api/go")
+    };
+    vars.push(("group", ctx.resource.group.clone()));
+    let vars = path_vars(&vars);
+    for folder in ["create-api/common", language] {
+        for template in templates.tree(folder) {
+            let contents = templates.render(&template.name, &context)?;
+            out.plan.fill_in(template.output_with(&vars), contents);
+        }
     }
     Ok(())
 }
@@ -235,90 +239,10 @@ fn plan_manager_env(dir: &Path, kind: &str, operand: &Operand, out: &mut Output)
     Ok(())
 }
 
-/// The templates' view of the operand of a `kind`.
-fn operand_view(kind: &str, operand: &Operand) -> OperandView {
-    let container_name = kind.to_ascii_lowercase();
-    OperandView {
-        var: go_variable(kind),
-        port_name: container_name.chars().take(15).collect(),
-        image: operand.image.clone(),
-        env_var: Operand::env_var(kind),
-        container_name,
-        command: operand.command.iter().map(|c| go_string(c)).collect(),
-        container_port: operand.container_port,
-        run_as_user: operand.run_as_user,
-    }
-}
-
-/// Names the controller's code uses besides the Go keywords, which an
-/// object's variable must not shadow.
-const TAKEN_NAMES: &[&str] = &[
-    "break",
-    "case",
-    "chan",
-    "const",
-    "continue",
-    "default",
-    "defer",
-    "else",
-    "fallthrough",
-    "for",
-    "func",
-    "go",
-    "goto",
-    "if",
-    "import",
-    "interface",
-    "map",
-    "package",
-    "range",
-    "return",
-    "select",
-    "struct",
-    "switch",
-    "type",
-    "var",
-    "appsv1",
-    "apierrors",
-    "client",
-    "context",
-    "corev1",
-    "ctrl",
-    "errors",
-    "events",
-    "fmt",
-    "image",
-    "labels",
-    "logf",
-    "meta",
-    "metav1",
-    "os",
-    "ptr",
-    "r",
-    "req",
-    "runtime",
-    "deployment",
-    "container",
-    "size",
-    "status",
-];
-
-/// The kind with its first letter in lower case, as a Go variable, with
-/// `Obj` added when that would clash with a keyword or a name in use.
-fn go_variable(kind: &str) -> String {
-    let mut chars = kind.chars();
-    let first = chars.next().map(|c| c.to_ascii_lowercase());
-    let name: String = first.into_iter().chain(chars).collect();
-    if TAKEN_NAMES.contains(&name.as_str()) {
-        format!("{name}Obj")
-    } else {
-        name
-    }
-}
-
-/// `text` as a Go string literal (the options hold no control characters).
-fn go_string(text: &str) -> String {
-    format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
+/// The name of the container port: the container's name cut to the 15
+/// characters a port name may have.
+fn port_name(container_name: &str) -> String {
+    container_name.chars().take(15).collect()
 }
 
 /// The plugin's PROJECT section with `resource` recorded (in place of an
@@ -375,20 +299,6 @@ fn is_resource(recorded: &Mapping, group: &str, version: &str, kind: &str) -> bo
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn variables_follow_the_kind_and_avoid_taken_names() {
-        assert_eq!(go_variable("Memcached"), "memcached");
-        assert_eq!(go_variable("FirstMate"), "firstMate");
-        assert_eq!(go_variable("Type"), "typeObj");
-        assert_eq!(go_variable("Client"), "clientObj");
-    }
-
-    #[test]
-    fn command_items_become_go_literals() {
-        assert_eq!(go_string("-o"), "\"-o\"");
-        assert_eq!(go_string(r#"say "hi" \n"#), r#""say \"hi\" \\n""#);
-    }
 
     #[test]
     fn a_resource_recorded_again_replaces_its_entry() {

@@ -45,7 +45,7 @@ pub(crate) struct ApiTemplateContext {
 impl ApiTemplateContext {
     /// The path segment values, as [`crate::machinery::TemplateFile::output_with`] takes them.
     pub fn path_vars(&self) -> Vec<(&str, &str)> {
-        self.vars.iter().map(|(k, v)| (*k, v.as_str())).collect()
+        crate::machinery::path_vars(&self.vars)
     }
 
     /// The value of the path segment `name` (empty when there is none).

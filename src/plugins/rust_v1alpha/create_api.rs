@@ -6,7 +6,7 @@
 
 use super::names::{controller_module, crate_ident, module_ident, own_api_module, snake_case};
 use super::{TEMPLATE_DIR, base_context, read_rust_header};
-use crate::machinery::{Change, Context, Fragments, Plan, Templates};
+use crate::machinery::{Change, Context, Fragments, Plan, Templates, path_vars};
 use crate::plugins::ApiContext;
 use crate::project::ProjectFile;
 use crate::resource::{Origin, Resource};
@@ -44,8 +44,10 @@ struct ControllerView {
     test_module: String,
 }
 
-/// Plans the Rust side of `create api`.
-pub fn plan(ctx: &ApiContext, plan: &mut Plan) -> Result<()> {
+/// The variables `create api` templates of this layout get, and the values
+/// of the braced segments of their paths; plugins that scaffold Rust code
+/// for a resource (deploy-image/v1-alpha) share them.
+pub(crate) fn template_context(ctx: &ApiContext) -> (Context, Vec<(&'static str, String)>) {
     let (project, resource) = (ctx.project, ctx.resource);
     let multigroup = project.multigroup == Some(true);
     let api = api_view(resource, project);
@@ -56,26 +58,34 @@ pub fn plan(ctx: &ApiContext, plan: &mut Plan) -> Result<()> {
     } else {
         String::new()
     };
-
-    let templates = Templates::load(TEMPLATE_DIR, &["create-api", "test-support"])?;
-    let fragments = Fragments::load(TEMPLATE_DIR, "create-api")?;
+    let vars = vec![
+        ("group_dir", group_dir),
+        ("version", resource.version.clone()),
+        ("kind", api.kind_module.clone()),
+        ("controller", controller.module.clone()),
+        ("test", controller.test_module.clone()),
+    ];
     let mut context = base_context(project, &read_rust_header(ctx.dir));
     context.insert("resource", resource);
     context.insert("api", &api);
     context.insert("controller", &controller);
-    let vars = [
-        ("group_dir", group_dir.as_str()),
-        ("version", resource.version.as_str()),
-        ("kind", api.kind_module.as_str()),
-        ("controller", controller.module.as_str()),
-        ("test", controller.test_module.as_str()),
-    ];
+    (context, vars)
+}
+
+/// Plans the Rust side of `create api`.
+pub fn plan(ctx: &ApiContext, plan: &mut Plan) -> Result<()> {
+    let multigroup = ctx.project.multigroup == Some(true);
+    let templates = Templates::load(TEMPLATE_DIR, &["create-api", "test-support"])?;
+    let fragments = Fragments::load(TEMPLATE_DIR, "create-api")?;
+    let (context, owned_vars) = template_context(ctx);
+    let vars = path_vars(&owned_vars);
     let render = Render {
         templates: &templates,
         fragments: &fragments,
         context: &context,
         vars: &vars,
     };
+    let own_controller = ctx.options.controller_name(ctx.resource) == ctx.resource.kind_lower;
 
     if ctx.options.resource {
         if multigroup {
@@ -92,7 +102,7 @@ pub fn plan(ctx: &ApiContext, plan: &mut Plan) -> Result<()> {
         }
         render.files("create-api/controller", plan, false)?;
         render.fragments("controller", plan)?;
-        if controller_name == resource.kind_lower {
+        if own_controller {
             render.files("test-support", plan, true)?;
             render.files("create-api/controller-test", plan, false)?;
             render.fragments("controller-test", plan)?;

@@ -9,7 +9,7 @@
 //! Go toolchain, so this plugin has no post-steps.
 
 pub mod cargo_toml;
-mod create_api;
+pub(crate) mod create_api;
 mod create_webhook;
 mod edit;
 mod names;

@@ -1,0 +1,144 @@
+//! deploy-image/v1-alpha in a go/v4 project: the Go API type, the
+//! controller on controller-runtime and its envtest specs, rendered with
+//! go/v4's `create api` variables.
+
+use super::options::Operand;
+use crate::machinery::Context;
+use crate::plugins::ApiContext;
+use crate::plugins::go_v4::create_api::template_context as go_api_context;
+use anyhow::Result;
+use serde::Serialize;
+
+/// The operand as the Go templates see it (`operand.*`).
+#[derive(Debug, Serialize)]
+struct OperandView {
+    /// The Go name of one object of the kind, also the prefix of the
+    /// controller's package-level names (`memcached`, `firstMate`).
+    var: String,
+    image: String,
+    env_var: String,
+    container_name: String,
+    /// The container port's name (at most 15 characters).
+    port_name: String,
+    /// The command's items as Go string literals.
+    command: Vec<String>,
+    container_port: Option<u16>,
+    run_as_user: Option<u32>,
+}
+
+/// The variables of the Go templates and the values of their paths' braced
+/// segments.
+pub fn template_context(
+    ctx: &ApiContext,
+    operand: &Operand,
+) -> Result<(Context, Vec<(&'static str, String)>)> {
+    let mut api = go_api_context(ctx)?;
+    api.context
+        .insert("operand", &operand_view(&ctx.resource.kind, operand));
+    Ok((api.context, api.vars))
+}
+
+/// The Go templates' view of the operand of a `kind`.
+fn operand_view(kind: &str, operand: &Operand) -> OperandView {
+    let container_name = kind.to_ascii_lowercase();
+    OperandView {
+        var: go_variable(kind),
+        port_name: super::port_name(&container_name),
+        image: operand.image.clone(),
+        env_var: Operand::env_var(kind),
+        container_name,
+        command: operand.command.iter().map(|c| go_string(c)).collect(),
+        container_port: operand.container_port,
+        run_as_user: operand.run_as_user,
+    }
+}
+
+/// Names the controller's code uses besides the Go keywords, which an
+/// object's variable must not shadow.
+const TAKEN_NAMES: &[&str] = &[
+    "break",
+    "case",
+    "chan",
+    "const",
+    "continue",
+    "default",
+    "defer",
+    "else",
+    "fallthrough",
+    "for",
+    "func",
+    "go",
+    "goto",
+    "if",
+    "import",
+    "interface",
+    "map",
+    "package",
+    "range",
+    "return",
+    "select",
+    "struct",
+    "switch",
+    "type",
+    "var",
+    "appsv1",
+    "apierrors",
+    "client",
+    "context",
+    "corev1",
+    "ctrl",
+    "errors",
+    "events",
+    "fmt",
+    "image",
+    "labels",
+    "logf",
+    "meta",
+    "metav1",
+    "os",
+    "ptr",
+    "r",
+    "req",
+    "runtime",
+    "deployment",
+    "container",
+    "size",
+    "status",
+];
+
+/// The kind with its first letter in lower case, as a Go variable, with
+/// `Obj` added when that would clash with a keyword or a name in use.
+fn go_variable(kind: &str) -> String {
+    let mut chars = kind.chars();
+    let first = chars.next().map(|c| c.to_ascii_lowercase());
+    let name: String = first.into_iter().chain(chars).collect();
+    if TAKEN_NAMES.contains(&name.as_str()) {
+        format!("{name}Obj")
+    } else {
+        name
+    }
+}
+
+/// `text` as a Go string literal (the options hold no control characters).
+fn go_string(text: &str) -> String {
+    format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variables_follow_the_kind_and_avoid_taken_names() {
+        assert_eq!(go_variable("Memcached"), "memcached");
+        assert_eq!(go_variable("FirstMate"), "firstMate");
+        assert_eq!(go_variable("Type"), "typeObj");
+        assert_eq!(go_variable("Client"), "clientObj");
+    }
+
+    #[test]
+    fn command_items_become_go_literals() {
+        assert_eq!(go_string("-o"), "\"-o\"");
+        assert_eq!(go_string(r#"say "hi" \n"#), r#""say \"hi\" \\n""#);
+    }
+}
