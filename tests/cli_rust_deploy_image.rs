@@ -124,10 +124,7 @@ fn the_manager_gets_each_image_and_project_records_each_kind() {
         .map(|r| r["kind"].as_str().unwrap())
         .collect();
     assert_eq!(kinds, ["Memcached", "Busybox"]);
-    assert_eq!(
-        recorded[0]["options"]["runAsUser"].as_str(),
-        Some("1001")
-    );
+    assert_eq!(recorded[0]["options"]["runAsUser"].as_str(), Some("1001"));
     let layout: Vec<&str> = project["layout"]
         .as_sequence()
         .unwrap()
@@ -146,9 +143,8 @@ fn the_manager_gets_each_image_and_project_records_each_kind() {
 #[test]
 fn bad_values_are_refused_in_one_line_and_nothing_is_written() {
     let (_tmp, dir) = rust_project();
-    let create = words(
-        "create api --group cache --version v1alpha1 --kind Memcached --manifests=false",
-    );
+    let create =
+        words("create api --group cache --version v1alpha1 --kind Memcached --manifests=false");
     let plugin = ["--plugins", "deploy-image/v1-alpha"];
     for (args, needles) in [
         (&[][..], &["needs --image"][..]),
@@ -174,7 +170,9 @@ fn bad_values_are_refused_in_one_line_and_nothing_is_written() {
         &dir,
         &words("create api --group cache --version v1alpha1 --kind Memcached"),
         &["--make=false"],
-        &["--make is a flag of the plugin base.go.kubebuilder.io/v4 or deploy-image.go.kubebuilder.io/v1-alpha"],
+        &[
+            "--make is a flag of the plugin base.go.kubebuilder.io/v4 or deploy-image.go.kubebuilder.io/v1-alpha",
+        ],
     );
 }
 

@@ -3,11 +3,14 @@
 //! one group, a cluster-scoped kind, a controller for apps/v1 Deployment,
 //! then `edit --multigroup` and a group with two versions of a kind) and
 //! every `create webhook` shape (defaulting, validation and a conversion
-//! between the two versions; validation of the cluster-scoped kind), then
-//! `cargo build`, `cargo clippy -D warnings`, `make manifests` and `make
-//! test`, then the user's path on the test control plane: `make install`,
-//! `make run` reconciling a sample with an edited Reconcile, `make deploy`,
-//! `make undeploy`, `make uninstall`.
+//! between the two versions; validation of the cluster-scoped kind), and
+//! last the quick-start Memcached of deploy-image/v1-alpha (whose
+//! `--manifests` runs `make manifests`), then `cargo build`, `cargo clippy
+//! -D warnings`, `make manifests` and `make test`, then the user's path on
+//! the test control plane: `make install`, `make run` reconciling a sample
+//! with an edited Reconcile and running the Memcached sample as a
+//! Deployment (then its finalizer), `make deploy`, `make undeploy`, `make
+//! uninstall`.
 //!
 //! Needs cargo, the crates.io index and the control-plane binaries
 //! (KUBEBUILDER_ASSETS); no Go. Every generated project shares the cargo
@@ -19,6 +22,9 @@ mod common;
 use common::cluster::{
     Background, ControlPlane, Env, assert_deployed, assets, env_for, http_get,
     install_cert_manager_crds, step, wait_until,
+};
+use common::deploy_image::{
+    IMAGE, QUICK_START, deletion_runs_the_finalizer, sample_gets_a_deployment_and_conditions,
 };
 use common::{kb_ok, persistent_project_dir, shared_tools_bin, stdout, words};
 use std::os::unix::process::CommandExt;
@@ -50,7 +56,7 @@ fn shared_target_dir() -> PathBuf {
 }
 
 /// Scaffolds the project and edits its Guestbook Reconcile.
-fn scaffold(dir: &Path) {
+fn scaffold(dir: &Path, env: &Env) {
     kb_ok(
         dir,
         &words("init --plugins rust/v1-alpha --domain example.com --owner Tester"),
@@ -58,6 +64,11 @@ fn scaffold(dir: &Path) {
     for line in SEQUENCE {
         kb_ok(dir, &words(line));
     }
+    // Run as kubebuilder's quick start runs it: `make manifests` afterwards,
+    // which builds the project with cargo.
+    let binary = assert_cmd::cargo::cargo_bin("kubebuilder-rs");
+    let out = run(env, dir, &binary.to_string_lossy(), &words(QUICK_START));
+    assert!(out.contains("make manifests"), "{out}");
     let controller = dir.join("src/controller/guestbook.rs");
     let text = std::fs::read_to_string(&controller).unwrap();
     let scaffolded = "\"The Guestbook was reconciled\"";
@@ -157,6 +168,8 @@ fn check_manifests(dir: &Path) {
         "kind: ClusterRole",
         "name: manager-role",
         "- deployments\n",
+        "- pods\n",
+        "- memcacheds/finalizers\n",
         "- guestbooks/status\n",
         "- firstmates\n",
         "- events\n",
@@ -169,9 +182,10 @@ fn check_manifests(dir: &Path) {
 }
 
 /// `make run`: the manager serves /healthz, starts its controllers,
-/// reconciles the Guestbook sample with the edited Reconcile, and stops
-/// cleanly on SIGINT.
-fn run_reconciles_the_sample(dir: &Path, env: &Env) {
+/// reconciles the Guestbook sample with the edited Reconcile, runs the
+/// Memcached sample as a Deployment of the image and cleans up after it,
+/// and stops cleanly on SIGINT.
+fn run_reconciles_the_samples(dir: &Path, env: &Env) {
     let log_path = dir.join("make-run.log");
     let log = std::fs::File::create(&log_path).unwrap();
     let mut manager = Background {
@@ -180,6 +194,8 @@ fn run_reconciles_the_sample(dir: &Path, env: &Env) {
             .env("CARGO_TARGET_DIR", shared_target_dir())
             // No serving certificate on this machine: as go/v4's `make run`.
             .env("ENABLE_WEBHOOKS", "false")
+            // What config/manager/manager.yaml gives the deployed manager.
+            .env("MEMCACHED_IMAGE", IMAGE)
             .stdout(log.try_clone().unwrap())
             .stderr(log)
             .process_group(0)
@@ -228,6 +244,8 @@ fn run_reconciles_the_sample(dir: &Path, env: &Env) {
             stdout(&out) == EDITED_MESSAGE
         },
     );
+    sample_gets_a_deployment_and_conditions(dir, env);
+    deletion_runs_the_finalizer(env, &log_path, "cleaned up after the Memcached");
     assert!(
         manager.interrupt(Duration::from_secs(60)),
         "the manager did not stop on SIGINT"
@@ -274,8 +292,8 @@ fn a_rust_project_builds_tests_and_runs_on_a_real_api_server() {
     let offline = rust_env(None);
 
     step(
-        "scaffold: init, four create api shapes, edit --multigroup, two create webhook",
-        || scaffold(&dir),
+        "scaffold: init, four create api shapes, edit --multigroup, two create webhook, deploy-image",
+        || scaffold(&dir, &offline),
     );
     step("cargo build and clippy -D warnings", || {
         run(&offline, &dir, "cargo", &["build", "--all-targets"]);
@@ -317,12 +335,13 @@ fn a_rust_project_builds_tests_and_runs_on_a_real_api_server() {
                 "crd/guestbooks.webapp.example.com",
                 "crd/libraries.webapp.example.com",
                 "crd/firstmates.crew.example.com",
+                "crd/memcacheds.cache.example.com",
             ],
         );
     });
     step(
-        "make run: the sample is reconciled by the edited code",
-        || run_reconciles_the_sample(&dir, &env),
+        "make run: the edited Reconcile; the Memcached as a Deployment, then its finalizer",
+        || run_reconciles_the_samples(&dir, &env),
     );
     step("make deploy: the kustomize output is accepted", || {
         deploy_is_accepted(&dir, &env)

@@ -88,7 +88,13 @@ impl Flags {
         Ok(())
     }
 
-    fn insert(&mut self, plugins: Vec<&'static str>, name: &str, text: Option<String>, given: bool) {
+    fn insert(
+        &mut self,
+        plugins: Vec<&'static str>,
+        name: &str,
+        text: Option<String>,
+        given: bool,
+    ) {
         let value = Value {
             text,
             given,

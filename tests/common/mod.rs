@@ -2,6 +2,7 @@
 #![allow(dead_code)] // each test binary uses a different subset
 
 pub mod cluster;
+pub mod deploy_image;
 pub mod grafana;
 pub mod kubebuilder;
 pub mod sequences;

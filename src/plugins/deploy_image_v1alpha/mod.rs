@@ -203,7 +203,11 @@ fn check_request(ctx: &ApiContext) -> Result<()> {
 /// own (`create-api/go` or `create-api/rust`).
 fn plan_files(ctx: &ApiContext, operand: &Operand, out: &mut Output) -> Result<()> {
     let templates = Templates::load(TEMPLATE_DIR, &["create-api"])?;
-    let in_rust = ctx.project.layout.iter().any(|key| key == rust_v1alpha::KEY);
+    let in_rust = ctx
+        .project
+        .layout
+        .iter()
+        .any(|key| key == rust_v1alpha::KEY);
     let (context, mut vars, language) = if in_rust {
         let (context, vars) = rust::template_context(ctx, operand);
         (context, vars, "create-api/rust")
