@@ -6,7 +6,10 @@
 
 mod common;
 
-use common::{assert_refused, empty_project_dir, init_project, kb_ok, snapshot_tree, words};
+use common::{
+    assert_holds, assert_refused, empty_project_dir, init_project, kb_ok, read, snapshot_tree,
+    words,
+};
 use serde_norway::Value;
 use std::path::{Path, PathBuf};
 
@@ -23,17 +26,6 @@ fn project_with_both_kinds() -> (tempfile::TempDir, PathBuf) {
     kb_ok(&dir, &words(MEMCACHED));
     kb_ok(&dir, &words(BUSYBOX));
     (tmp, dir)
-}
-
-fn read(dir: &Path, path: &str) -> String {
-    std::fs::read_to_string(dir.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-/// Asserts that `text` (the file `path`) holds every one of `needles`.
-fn assert_holds(path: &str, text: &str, needles: &[&str]) {
-    for needle in needles {
-        assert!(text.contains(needle), "{path} lacks {needle:?}:\n{text}");
-    }
 }
 
 /// The plugin's PROJECT section: `(kind, options)` of each resource, in order.

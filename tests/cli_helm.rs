@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{assert_refused, empty_project_dir, init_project, kb_ok, snapshot_tree, words};
+use common::{assert_refused, empty_project_dir, init_project, kb_ok, read, snapshot_tree, words};
 use std::path::{Path, PathBuf};
 
 /// The kustomize output of a project named fleet with one API and its webhooks.
@@ -24,10 +24,6 @@ fn fleet() -> (tempfile::TempDir, PathBuf) {
     std::fs::create_dir_all(dir.join("dist")).unwrap();
     std::fs::write(dir.join("dist/install.yaml"), fixture()).unwrap();
     (tmp, dir)
-}
-
-fn read(dir: &Path, path: &str) -> String {
-    std::fs::read_to_string(dir.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
 /// The files below `dir/sub`, relative to `dir`.

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{assert_refused, empty_project_dir, init_project, kb, stderr, words};
+use common::{assert_refused, empty_project_dir, init_project, kb, read, stderr, words};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -158,11 +158,6 @@ fn project() -> (tempfile::TempDir, PathBuf) {
     fs::write(dir.join(WEBHOOK_TEST_PATH), WEBHOOK_TEST).unwrap();
     fs::write(dir.join(DEFAULT), default_kustomization()).unwrap();
     (tmp, dir)
-}
-
-/// Reads a project file.
-fn read(dir: &Path, path: &str) -> String {
-    fs::read_to_string(dir.join(path)).unwrap()
 }
 
 /// Checks that `after` is `before` with `pieces` added, each at its place

@@ -5,8 +5,10 @@
 
 mod common;
 
-use common::{assert_refused, empty_project_dir, kb_ok, snapshot_command, snapshot_tree, words};
-use std::path::{Path, PathBuf};
+use common::{
+    assert_refused, empty_project_dir, kb_ok, read, snapshot_command, snapshot_tree, words,
+};
+use std::path::PathBuf;
 
 /// A new rust/v1-alpha project named `name` grown by `sequence`.
 fn rust_project(name: &str, sequence: &[&str]) -> (tempfile::TempDir, PathBuf) {
@@ -19,10 +21,6 @@ fn rust_project(name: &str, sequence: &[&str]) -> (tempfile::TempDir, PathBuf) {
         kb_ok(&dir, &words(line));
     }
     (tmp, dir)
-}
-
-fn read(dir: &Path, path: &str) -> String {
-    std::fs::read_to_string(dir.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
 #[test]

@@ -7,9 +7,12 @@
 
 mod common;
 
-use common::{assert_refused, empty_project_dir, kb_ok, snapshot_command, snapshot_tree, words};
+use common::{
+    assert_holds, assert_refused, empty_project_dir, kb_ok, read, snapshot_command, snapshot_tree,
+    words,
+};
 use serde_norway::Value;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// kubebuilder's quick-start `create api`, without `make manifests`.
 const MEMCACHED: &str = "create api --group cache --version v1alpha1 --kind Memcached --plugins deploy-image/v1-alpha --image memcached:1.6.26-alpine3.19 --image-container-command memcached,--memory-limit=64,-o,modern,-v --image-container-port 11211 --run-as-user 1001 --make=false --manifests=false";
@@ -33,17 +36,6 @@ fn project_with_both_kinds() -> (tempfile::TempDir, PathBuf) {
     kb_ok(&dir, &words(MEMCACHED));
     kb_ok(&dir, &words(BUSYBOX));
     (tmp, dir)
-}
-
-fn read(dir: &Path, path: &str) -> String {
-    std::fs::read_to_string(dir.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-/// Asserts that `text` (the file `path`) holds every one of `needles`.
-fn assert_holds(path: &str, text: &str, needles: &[&str]) {
-    for needle in needles {
-        assert!(text.contains(needle), "{path} lacks {needle:?}:\n{text}");
-    }
 }
 
 #[test]

@@ -19,6 +19,19 @@ pub fn kb(dir: &Path) -> Command {
     cmd
 }
 
+/// The text of the file `path` below `dir`; panics naming it when it cannot
+/// be read.
+pub fn read(dir: &Path, path: &str) -> String {
+    std::fs::read_to_string(dir.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// Asserts that `text` (the file `path`) holds every one of `needles`.
+pub fn assert_holds(path: &str, text: &str, needles: &[&str]) {
+    for needle in needles {
+        assert!(text.contains(needle), "{path} lacks {needle:?}:\n{text}");
+    }
+}
+
 /// Every file below `dir` with its bytes, keyed by relative path. Used to
 /// prove that a refused command left a directory exactly as it was.
 pub fn snapshot_tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {

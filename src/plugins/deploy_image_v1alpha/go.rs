@@ -2,6 +2,7 @@
 //! controller on controller-runtime and its envtest specs, rendered with
 //! go/v4's `create api` variables.
 
+use super::OperandView;
 use super::options::Operand;
 use crate::machinery::Context;
 use crate::plugins::ApiContext;
@@ -9,21 +10,15 @@ use crate::plugins::go_v4::create_api::template_context as go_api_context;
 use anyhow::Result;
 use serde::Serialize;
 
-/// The operand as the Go templates see it (`operand.*`).
+/// The operand as the Go templates see it (`operand.*`): the shared view
+/// and the Go variable of an object of the kind.
 #[derive(Debug, Serialize)]
-struct OperandView {
+struct GoOperandView {
     /// The Go name of one object of the kind, also the prefix of the
     /// controller's package-level names (`memcached`, `firstMate`).
     var: String,
-    image: String,
-    env_var: String,
-    container_name: String,
-    /// The container port's name (at most 15 characters).
-    port_name: String,
-    /// The command's items as Go string literals.
-    command: Vec<String>,
-    container_port: Option<u16>,
-    run_as_user: Option<u32>,
+    #[serde(flatten)]
+    operand: OperandView,
 }
 
 /// The variables of the Go templates and the values of their paths' braced
@@ -39,17 +34,10 @@ pub fn template_context(
 }
 
 /// The Go templates' view of the operand of a `kind`.
-fn operand_view(kind: &str, operand: &Operand) -> OperandView {
-    let container_name = kind.to_ascii_lowercase();
-    OperandView {
+fn operand_view(kind: &str, operand: &Operand) -> GoOperandView {
+    GoOperandView {
         var: go_variable(kind),
-        port_name: super::port_name(&container_name),
-        image: operand.image.clone(),
-        env_var: Operand::env_var(kind),
-        container_name,
-        command: operand.command.iter().map(|c| go_string(c)).collect(),
-        container_port: operand.container_port,
-        run_as_user: operand.run_as_user,
+        operand: OperandView::new(kind, operand, go_string),
     }
 }
 

@@ -26,6 +26,7 @@ use crate::project::{ProjectFile, ResourceEntry};
 use crate::resource::{Origin, Resource};
 use anyhow::{Context as _, Result, bail};
 use options::Operand;
+use serde::Serialize;
 use serde_norway::{Mapping, Value};
 use std::path::Path;
 
@@ -243,10 +244,36 @@ fn plan_manager_env(dir: &Path, kind: &str, operand: &Operand, out: &mut Output)
     Ok(())
 }
 
-/// The name of the container port: the container's name cut to the 15
-/// characters a port name may have.
-fn port_name(container_name: &str) -> String {
-    container_name.chars().take(15).collect()
+/// The operand as both layouts' templates see it (`operand.*`).
+#[derive(Debug, Serialize)]
+struct OperandView {
+    image: String,
+    env_var: String,
+    container_name: String,
+    /// The container port's name: the container's name cut to the 15
+    /// characters a port name may have.
+    port_name: String,
+    /// The command's items as string literals of the layout's language.
+    command: Vec<String>,
+    container_port: Option<u16>,
+    run_as_user: Option<u32>,
+}
+
+impl OperandView {
+    /// The view of the operand of a `kind`, with the command's items made
+    /// into literals by `literal`.
+    fn new(kind: &str, operand: &Operand, literal: fn(&str) -> String) -> Self {
+        let container_name = kind.to_ascii_lowercase();
+        Self {
+            port_name: container_name.chars().take(15).collect(),
+            image: operand.image.clone(),
+            env_var: Operand::env_var(kind),
+            container_name,
+            command: operand.command.iter().map(|c| literal(c)).collect(),
+            container_port: operand.container_port,
+            run_as_user: operand.run_as_user,
+        }
+    }
 }
 
 /// The plugin's PROJECT section with `resource` recorded (in place of an

@@ -3,29 +3,15 @@
 //! layout's `create api` variables; `--manifests` runs `make manifests`
 //! with cargo.
 
+use super::OperandView;
 use super::options::Operand;
 use crate::machinery::Context;
 use crate::machinery::steps::{Progress, Step};
 use crate::plugins::ApiContext;
 use crate::plugins::rust_v1alpha::create_api::template_context as rust_api_context;
 use anyhow::{Result, bail};
-use serde::Serialize;
 use std::path::Path;
 use std::process::{Command, Stdio};
-
-/// The operand as the Rust templates see it (`operand.*`).
-#[derive(Debug, Serialize)]
-struct OperandView {
-    image: String,
-    env_var: String,
-    container_name: String,
-    /// The container port's name (at most 15 characters).
-    port_name: String,
-    /// The command's items as Rust string literals.
-    command: Vec<String>,
-    container_port: Option<u16>,
-    run_as_user: Option<u32>,
-}
 
 /// The variables of the Rust templates and the values of their paths'
 /// braced segments.
@@ -34,22 +20,9 @@ pub fn template_context(
     operand: &Operand,
 ) -> (Context, Vec<(&'static str, String)>) {
     let (mut context, vars) = rust_api_context(ctx);
-    context.insert("operand", &operand_view(&ctx.resource.kind, operand));
+    let view = OperandView::new(&ctx.resource.kind, operand, rust_string);
+    context.insert("operand", &view);
     (context, vars)
-}
-
-/// The Rust templates' view of the operand of a `kind`.
-fn operand_view(kind: &str, operand: &Operand) -> OperandView {
-    let container_name = kind.to_ascii_lowercase();
-    OperandView {
-        port_name: super::port_name(&container_name),
-        image: operand.image.clone(),
-        env_var: Operand::env_var(kind),
-        container_name,
-        command: operand.command.iter().map(|c| rust_string(c)).collect(),
-        container_port: operand.container_port,
-        run_as_user: operand.run_as_user,
-    }
 }
 
 /// `text` as a Rust string literal.
