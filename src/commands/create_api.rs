@@ -16,9 +16,12 @@ pub fn run(args: &ApiArgs, plugins: Option<&str>, flags: &Flags, dir: &Path) -> 
     let mut project = Project::load(dir)?;
     let chain = project_chain(&project.file, plugins, flags)?;
     super::validate_resource(&args.api)?;
-    let resource = resource(&chain, &project, args, flags)?;
     let asks = !chain.iter().any(|p| p.scaffolds_api_and_controller());
-    let options = options_from_args(args, &resource, asks)?;
+    // An external type gets no API type unless asked; whether the request
+    // creates one then decides between a built-in and an own group.
+    let external = resource(&chain, &project, args, flags, true)?.external;
+    let options = options_from_args(args, external, asks)?;
+    let resource = resource(&chain, &project, args, flags, options.resource)?;
     let plan = plan(&chain, dir, &mut project, &resource, &options, flags)?;
     let Some(written) = carry_out(&plan, dir, args.write.force, args.write.dry_run)? else {
         return Ok(());
@@ -34,8 +37,16 @@ pub fn run(args: &ApiArgs, plugins: Option<&str>, flags: &Flags, dir: &Path) -> 
     Ok(())
 }
 
-/// The resource the flags name, as the chain's plugins shape it.
-fn resource(chain: &Chain, project: &Project, args: &ApiArgs, flags: &Flags) -> Result<Resource> {
+/// The resource the flags name, as the chain's plugins shape it; whether
+/// the request `creates_api` decides between a built-in and an own group
+/// (see [`Resource::new`]).
+fn resource(
+    chain: &Chain,
+    project: &Project,
+    args: &ApiArgs,
+    flags: &Flags,
+    creates_api: bool,
+) -> Result<Resource> {
     let api = &args.api;
     let mut resource = Resource::new(
         &project.file,
@@ -43,6 +54,7 @@ fn resource(chain: &Chain, project: &Project, args: &ApiArgs, flags: &Flags) -> 
         &api.version,
         &api.kind,
         api.plural.as_deref(),
+        creates_api,
     );
     resource.namespaced = args.namespaced;
     for plugin in chain.iter() {
@@ -81,12 +93,12 @@ pub(crate) fn plan(
 /// Checks the flags and turns them into options; an external type gets no
 /// API type unless asked. Without `asks`, a missing `--resource` or
 /// `--controller` means yes rather than a prompt.
-fn options_from_args(args: &ApiArgs, resource: &Resource, asks: bool) -> Result<ApiOptions> {
+fn options_from_args(args: &ApiArgs, external: bool, asks: bool) -> Result<ApiOptions> {
     let answer = |question: &str| if asks { ask(question) } else { Ok(true) };
     if let Some(name) = &args.controller_name {
         naming::validate_controller_name(name)?;
     }
-    let create_resource = match (args.resource, resource.external) {
+    let create_resource = match (args.resource, external) {
         (Some(value), _) => value,
         (None, true) => false,
         (None, false) => answer("Create Resource [y/n]")?,

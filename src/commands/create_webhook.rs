@@ -23,6 +23,7 @@ pub fn run(args: &WebhookArgs, plugins: Option<&str>, flags: &Flags, dir: &Path)
         &api.version,
         &api.kind,
         api.plural.as_deref(),
+        false,
     );
     for plugin in chain.iter() {
         plugin.shape_resource(Hook::CreateWebhook, &project.file, flags, &mut resource)?;

@@ -63,13 +63,13 @@ pub fn entry<'a>(project: &'a ProjectFile, resource: &Resource) -> Option<&'a Re
 /// the resource is (a built-in type gets no API type).
 pub fn check_api(project: &ProjectFile, resource: &Resource, options: &ApiOptions) -> Result<()> {
     let gvk = resource.gvk();
-    if let Origin::Core(_) = resource.origin {
-        core_types::check_core_kind(&resource.group, &resource.version, &resource.kind)?;
+    if let Origin::Core(core) = &resource.origin {
         if options.resource {
             bail!(
-                "{gvk} is a built-in Kubernetes type: it gets a controller only; pass --resource=false"
+                "PROJECT records {gvk} as a built-in Kubernetes type: it gets a controller only; pass --resource=false"
             );
         }
+        core_types::check_core_kind(&resource.group, core, &resource.version, &resource.kind)?;
     }
     if options.resource && resource.external {
         bail!(
@@ -102,16 +102,7 @@ pub fn check_api(project: &ProjectFile, resource: &Resource, options: &ApiOption
 /// package path the layout gave the resource), its API type and controller.
 pub fn record_api(project: &mut ProjectFile, resource: &Resource, options: &ApiOptions) {
     let entry = entry_mut(project, resource);
-    match &resource.origin {
-        Origin::Own => entry.domain = Some(resource.domain.clone()),
-        Origin::Core(_) => entry.core = Some(true),
-        Origin::External(external) => {
-            entry.external = Some(true);
-            entry.domain = Some(external.domain.clone());
-            entry.module = Some(external.module.clone());
-        }
-    }
-    entry.path = resource.path.clone();
+    record_origin(entry, resource);
     if options.resource {
         let api = entry.api.get_or_insert_with(ApiEntry::default);
         api.crd_version = Some("v1".into());
@@ -135,9 +126,9 @@ pub fn check_webhook(
 ) -> Result<()> {
     let gvk = resource.gvk();
     let entry = entry(project, resource);
-    match resource.origin {
-        Origin::Core(_) => {
-            core_types::check_core_kind(&resource.group, &resource.version, &resource.kind)?;
+    match &resource.origin {
+        Origin::Core(core) => {
+            core_types::check_core_kind(&resource.group, core, &resource.version, &resource.kind)?;
         }
         Origin::Own if entry.and_then(|e| e.api.as_ref()).is_none() => bail!(
             "there is no API {gvk} in PROJECT; create it first with `kubebuilder-rs create api`"
@@ -204,13 +195,7 @@ pub fn record_webhook(project: &mut ProjectFile, resource: &Resource, options: &
     let is_new = entry(project, resource).is_none();
     let entry = entry_mut(project, resource);
     if is_new {
-        entry.path = resource.path.clone();
-        entry.core = resource.core.then_some(true);
-        if let Origin::External(external) = &resource.origin {
-            entry.external = Some(true);
-            entry.domain = Some(external.domain.clone());
-            entry.module = Some(external.module.clone());
-        }
+        record_origin(entry, resource);
     }
     let webhooks = entry.webhooks.get_or_insert_with(WebhooksEntry::default);
     if options.defaulting {
@@ -234,6 +219,23 @@ pub fn record_webhook(project: &mut ProjectFile, resource: &Resource, options: &
         }
     }
     webhooks.webhook_version = Some("v1".into());
+}
+
+/// Records where the resource's type comes from, its domain and package path.
+fn record_origin(entry: &mut ResourceEntry, resource: &Resource) {
+    match &resource.origin {
+        Origin::Own => entry.domain = Some(resource.domain.clone()),
+        Origin::Core(core) => {
+            entry.core = Some(true);
+            entry.domain = (!core.domain.is_empty()).then(|| core.domain.clone());
+        }
+        Origin::External(external) => {
+            entry.external = Some(true);
+            entry.domain = Some(external.domain.clone());
+            entry.module = Some(external.module.clone());
+        }
+    }
+    entry.path = resource.path.clone();
 }
 
 /// The resource's entry, added at the end of PROJECT's list when missing.

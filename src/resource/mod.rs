@@ -69,13 +69,17 @@ pub struct Resource {
 impl Resource {
     /// The resource `group`/`version`/`kind` of `project`, as its PROJECT
     /// entry records it if it has one; `plural` overrides the recorded or
-    /// computed plural.
+    /// computed plural. Without an entry the type is the project's own,
+    /// except that a request that creates no API type (`creates_api` false)
+    /// for a group kubebuilder counts as built-in names the built-in type,
+    /// as kubebuilder decides.
     pub fn new(
         project: &ProjectFile,
         group: &str,
         version: &str,
         kind: &str,
         plural: Option<&str>,
+        creates_api: bool,
     ) -> Self {
         let domain = project.domain.as_deref().unwrap_or_default();
         let entry = project
@@ -87,6 +91,7 @@ impl Resource {
                 group: Some(group.to_string()),
                 version: version.to_string(),
                 kind: kind.to_string(),
+                core: (!creates_api && core_types::core_group(group).is_some()).then_some(true),
                 ..ResourceEntry::default()
             });
         let mut resource = Self::from_entry(&entry, domain);
@@ -98,8 +103,9 @@ impl Resource {
     }
 
     /// The resource a PROJECT entry records, in a project whose domain is
-    /// `project_domain`. Built-in Kubernetes groups are core types; an entry
-    /// without an API type counts as namespace-scoped.
+    /// `project_domain`: a built-in type when the entry says `core: true`,
+    /// an external one when it says `external: true`, the project's own
+    /// otherwise. An entry without an API type counts as namespace-scoped.
     pub fn from_entry(entry: &ResourceEntry, project_domain: &str) -> Self {
         let group = entry.group.clone().unwrap_or_default();
         let origin = if entry.external == Some(true) {
@@ -108,8 +114,10 @@ impl Resource {
                 domain: entry.domain.clone().unwrap_or_default(),
                 module: entry.module.clone().unwrap_or_default(),
             })
+        } else if entry.core == Some(true) {
+            Origin::Core(core_types::recorded_core_group(&group))
         } else {
-            core_types::core_group(&group).map_or(Origin::Own, Origin::Core)
+            Origin::Own
         };
         let kind_lower = entry.kind.to_ascii_lowercase();
         let mut resource = Self {
@@ -145,7 +153,7 @@ impl Resource {
                 project_domain.to_string(),
                 join_domain(&self.group, project_domain),
             ),
-            Origin::Core(core) => (String::new(), core.api_group.clone()),
+            Origin::Core(core) => (core.domain.clone(), core.api_group.clone()),
             Origin::External(external) => {
                 self.path = Some(external.path.clone());
                 (
@@ -191,7 +199,14 @@ mod tests {
 
     #[test]
     fn own_types_take_the_project_domain() {
-        let r = Resource::new(&project(), "foo.policy", "v1", "HealthCheckPolicy", None);
+        let r = Resource::new(
+            &project(),
+            "foo.policy",
+            "v1",
+            "HealthCheckPolicy",
+            None,
+            true,
+        );
         assert_eq!(r.qualified_group, "foo.policy.example.com");
         assert_eq!(r.plural, "healthcheckpolicies");
         assert!(r.namespaced && !r.core && !r.external);
@@ -199,14 +214,46 @@ mod tests {
 
     #[test]
     fn recorded_plural_scope_and_origin_are_used() {
-        let admiral = Resource::new(&project(), "crew", "v1", "Admiral", None);
+        let admiral = Resource::new(&project(), "crew", "v1", "Admiral", None, true);
         assert_eq!(admiral.plural, "admirales");
         assert!(admiral.custom_plural && !admiral.namespaced);
-        let cert = Resource::new(&project(), "cert-manager", "v1", "Certificate", None);
+        let cert = Resource::new(&project(), "cert-manager", "v1", "Certificate", None, true);
         assert!(cert.external);
         assert_eq!(cert.qualified_group, "cert-manager.io");
-        let pod = Resource::new(&project(), "core", "v1", "Pod", None);
+        let pod = Resource::new(&project(), "core", "v1", "Pod", None, false);
         assert!(pod.core);
         assert_eq!(pod.qualified_group, "");
+    }
+
+    #[test]
+    fn a_listed_group_is_built_in_only_when_no_api_type_is_created() {
+        let project = Project::parse(
+            "domain: tutorial.kubebuilder.io\nresources:\n- api:\n    crdVersion: v1\n  domain: tutorial.kubebuilder.io\n  group: batch\n  kind: CronJob\n  version: v1\n- core: true\n  domain: k8s.io\n  group: rbac.authorization\n  kind: Role\n  version: v1\nversion: \"3\"\n",
+        )
+        .unwrap()
+        .file;
+        let own = |r: &Resource| matches!(r.origin, Origin::Own);
+        // The book's CronJob: its own API, created or recorded.
+        let cronjob = Resource::new(&project, "batch", "v2", "CronJob", None, true);
+        assert!(own(&cronjob));
+        assert_eq!(cronjob.qualified_group, "batch.tutorial.kubebuilder.io");
+        assert!(own(&Resource::new(
+            &project, "batch", "v1", "CronJob", None, false
+        )));
+        // A controller for Job, with no API recorded: the built-in type.
+        let job = Resource::new(&project, "batch", "v1", "Job", None, false);
+        assert!(job.core);
+        assert_eq!(
+            (job.qualified_group.as_str(), job.domain.as_str()),
+            ("batch", "")
+        );
+        // Recorded as built-in by kubebuilder.
+        let role = Resource::new(&project, "rbac.authorization", "v1", "Role", None, false);
+        assert!(role.core);
+        assert_eq!(role.qualified_group, "rbac.authorization.k8s.io");
+        // Not in kubebuilder's list.
+        assert!(own(&Resource::new(
+            &project, "rbac", "v1", "Role", None, false
+        )));
     }
 }

@@ -338,12 +338,12 @@ mod tests {
             ..ProjectFile::default()
         };
         let operand = Operand::parse(Some("memcached:1"), None, Some("11211"), None).unwrap();
-        let resource = Resource::new(&project, "cache", "v1alpha1", "Memcached", None);
+        let resource = Resource::new(&project, "cache", "v1alpha1", "Memcached", None, true);
         let first = section(&project, &resource, &operand);
         project
             .plugins
             .insert(Value::String(KEY.into()), first.clone());
-        let other = Resource::new(&project, "cache", "v1alpha1", "Busybox", None);
+        let other = Resource::new(&project, "cache", "v1alpha1", "Busybox", None, true);
         project.plugins.insert(
             Value::String(KEY.into()),
             section(&project, &other, &operand),

@@ -98,7 +98,14 @@ mod tests {
 
     #[test]
     fn own_types_live_under_api() {
-        let resource = Resource::new(&project(), "foo.policy", "v1", "HealthCheckPolicy", None);
+        let resource = Resource::new(
+            &project(),
+            "foo.policy",
+            "v1",
+            "HealthCheckPolicy",
+            None,
+            true,
+        );
         let view = ResourceView::new(&resource, "example.com/x", true, false);
         assert_eq!(view.import_path, "example.com/x/api/foo.policy/v1");
         assert_eq!(view.import_alias, "foopolicyv1");
@@ -107,7 +114,7 @@ mod tests {
 
     #[test]
     fn core_types_use_k8s_io_api() {
-        let resource = Resource::new(&project(), "core", "v1", "Pod", None);
+        let resource = Resource::new(&project(), "core", "v1", "Pod", None, false);
         let view = ResourceView::new(&resource, "example.com/x", false, false);
         assert_eq!(view.import_path, "k8s.io/api/core/v1");
         assert_eq!(view.rbac_group, "core");

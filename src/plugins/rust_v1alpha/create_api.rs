@@ -208,7 +208,14 @@ mod tests {
     #[test]
     fn own_types_live_under_the_crate_api_module() {
         let project = project(true);
-        let resource = Resource::new(&project, "foo.policy", "v1", "HealthCheckPolicy", None);
+        let resource = Resource::new(
+            &project,
+            "foo.policy",
+            "v1",
+            "HealthCheckPolicy",
+            None,
+            true,
+        );
         let view = api_view(&resource, &project);
         assert_eq!(view.type_module, "crate::api::foo_policy::v1");
         assert_eq!(view.external_module, "ship_yard::api::foo_policy::v1");
@@ -220,18 +227,18 @@ mod tests {
     #[test]
     fn core_types_come_from_k8s_openapi() {
         let project = project(false);
-        let resource = Resource::new(&project, "apps", "v1", "Deployment", None);
+        let resource = Resource::new(&project, "apps", "v1", "Deployment", None, false);
         let view = api_view(&resource, &project);
         assert_eq!(view.type_module, "k8s_openapi::api::apps::v1");
         assert_eq!(view.rbac_group, "apps");
-        let resource = Resource::new(&project, "core", "v1", "Pod", None);
+        let resource = Resource::new(&project, "core", "v1", "Pod", None, false);
         assert_eq!(api_view(&resource, &project).rbac_group, "");
     }
 
     #[test]
     fn controllers_are_named_after_the_kind_or_their_own_name() {
         let project = project(true);
-        let resource = Resource::new(&project, "crew", "v1", "FirstMate", None);
+        let resource = Resource::new(&project, "crew", "v1", "FirstMate", None, true);
         let own = controller_view("firstmate", &resource, true);
         assert_eq!(
             (own.module.as_str(), own.path.as_str()),

@@ -279,7 +279,7 @@ mod tests {
     #[test]
     fn names_and_paths_are_go_v4_s() {
         let project = project(false);
-        let resource = Resource::new(&project, "crew", "v1", "FirstMate", None);
+        let resource = Resource::new(&project, "crew", "v1", "FirstMate", None, true);
         let view = webhook_view(&resource, &project, &WebhookOptions::default());
         assert_eq!(view.defaulting_name, "mfirstmate-v1.kb.io");
         assert_eq!(view.validation_name, "vfirstmate-v1.kb.io");
@@ -307,7 +307,7 @@ mod tests {
     #[test]
     fn a_multigroup_project_nests_by_group_but_keeps_types_where_they_were() {
         let mut project = project(true);
-        let resource = Resource::new(&project, "foo.policy", "v1", "Tide", None);
+        let resource = Resource::new(&project, "foo.policy", "v1", "Tide", None, true);
         let view = webhook_view(&resource, &project, &WebhookOptions::default());
         assert_eq!(view.path, "foo_policy::v1::tide");
         assert_eq!(view.test_module, "foo_policy_tide_v1");

@@ -174,10 +174,10 @@ mod tests {
             domain: Some("example.com".into()),
             ..ProjectFile::default()
         };
-        let resource = Resource::new(&project, "crew", "v1", "Type", None);
+        let resource = Resource::new(&project, "crew", "v1", "Type", None, true);
         let err = check_resource_modules(&resource).unwrap_err().to_string();
         assert!(err.contains("\"type\""), "{err}");
-        let resource = Resource::new(&project, "crew", "v1", "Captain", None);
+        let resource = Resource::new(&project, "crew", "v1", "Captain", None, true);
         assert!(check_resource_modules(&resource).is_ok());
     }
 }
