@@ -34,3 +34,17 @@ pub const MULTIGROUP: &[&str] = &[
     "create api --group apps --version v1 --kind Deployment --resource=false --controller",
     "create webhook --group apps --version v1 --kind Deployment --programmatic-validation",
 ];
+
+/// `init` as the kubebuilder book's CronJob tutorial runs it.
+pub const BOOK_INIT: &str =
+    "init --domain tutorial.kubebuilder.io --repo tutorial.kubebuilder.io/project";
+
+/// The commands of the kubebuilder book's CronJob and multiversion
+/// tutorials: the project's own `batch` group next to a controller for the
+/// built-in batch/v1 Job.
+pub const BOOK_TUTORIAL: &[&str] = &[
+    "create api --group batch --version v1 --kind CronJob --resource --controller",
+    "create api --group batch --version v1 --kind Job --resource=false --controller",
+    "create api --group batch --version v2 --kind CronJob --resource --controller=false",
+    "create webhook --group batch --version v1 --kind CronJob --defaulting --programmatic-validation --conversion --spoke v2",
+];
