@@ -7,6 +7,7 @@
 
 mod common;
 
+use common::sequences::{BOOK_INIT, BOOK_TUTORIAL};
 use common::{
     assert_ready_to_build, kb, kb_ok, kb_with_make, persistent_project_dir, run_ok, snapshot_tree,
     stderr, words,
@@ -214,5 +215,31 @@ fn create_api_with_make_leaves_a_project_that_builds() {
     create(&words(
         "--group apps --version v1 --kind Deployment --resource=false --controller",
     ));
+    run_ok(&dir, "go", &["vet", "./..."]);
+}
+
+#[test]
+#[ignore = "needs Go and the module proxy; run by scripts/test-all"]
+fn the_books_cronjob_tutorial_builds() {
+    let dir = persistent_project_dir("project");
+    kb_ok(&dir, &words(BOOK_INIT));
+    for line in BOOK_TUTORIAL {
+        let mut args = words(line);
+        args.push("--make=false");
+        kb_ok(&dir, &args);
+    }
+    run_ok(&dir, "go", &["mod", "tidy"]);
+    run_ok(&dir, "make", &["manifests", "generate"]);
+    let crd = std::fs::read_to_string(
+        dir.join("config/crd/bases/batch.tutorial.kubebuilder.io_cronjobs.yaml"),
+    )
+    .unwrap();
+    assert!(
+        crd.contains("name: v1\n") && crd.contains("name: v2\n"),
+        "the CronJob CRD lacks a version:\n{crd}"
+    );
+    // Vet compiles the test files too: the built-in Job's controller and the
+    // own CronJob's, each importing its own `batchv1`, share the package.
+    run_ok(&dir, "go", &["build", "./..."]);
     run_ok(&dir, "go", &["vet", "./..."]);
 }
