@@ -4,7 +4,9 @@
 
 mod common;
 
-use common::{empty_project_dir, init_project, kb, old_manager, read, snapshot_tree, stderr, words};
+use common::{
+    empty_project_dir, init_project, kb, old_manager, read, snapshot_tree, stderr, words,
+};
 use std::path::Path;
 
 /// Runs kubebuilder-rs with `--make=false` appended, panicking on failure.
