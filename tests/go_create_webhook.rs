@@ -304,6 +304,7 @@ fn an_old_manager_runs_with_the_arguments_config_passes_after_create_webhook() {
         &dir,
         &words("create webhook --group core --version v1 --kind Pod --defaulting"),
     );
+    run_ok(&dir, "make", &["manifests"]);
     run_ok(&dir, "go", &["build", "-o", "bin/manager", "./cmd/main.go"]);
     let plane = ControlPlane::up();
     let env = env_for(&plane);
