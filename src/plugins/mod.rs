@@ -443,4 +443,32 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), count);
     }
+
+    #[test]
+    fn a_layout_tells_whether_its_manager_defines_a_flag() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let chain = |spec: &str| Chain::parse(spec).unwrap();
+        // No manager source: kubebuilder's assumption, the flag is there.
+        assert!(manager_takes_flag(&chain("go/v4"), dir, "webhook-port").unwrap());
+        assert!(manager_takes_flag(&chain("kustomize/v2"), dir, "webhook-port").unwrap());
+
+        std::fs::create_dir_all(dir.join("cmd")).unwrap();
+        let main = dir.join("cmd/main.go");
+        std::fs::write(
+            &main,
+            "flag.StringVar(&path, \"webhook-cert-path\", \"\", \"\")\n",
+        )
+        .unwrap();
+        assert!(!manager_takes_flag(&chain("go/v4"), dir, "webhook-port").unwrap());
+        std::fs::write(&main, "flag.IntVar(&port, \"webhook-port\", 9443, \"\")\n").unwrap();
+        assert!(manager_takes_flag(&chain("go/v4"), dir, "webhook-port").unwrap());
+
+        std::fs::create_dir_all(dir.join("src/manager")).unwrap();
+        let flags = dir.join("src/manager/flags.rs");
+        std::fs::write(&flags, "    pub webhook_cert_path: String,\n").unwrap();
+        assert!(!manager_takes_flag(&chain("rust/v1-alpha"), dir, "webhook-port").unwrap());
+        std::fs::write(&flags, "    pub webhook_port: i32,\n").unwrap();
+        assert!(manager_takes_flag(&chain("rust/v1-alpha"), dir, "webhook-port").unwrap());
+    }
 }
