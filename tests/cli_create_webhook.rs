@@ -1,9 +1,12 @@
 //! CLI behaviour of `kubebuilder-rs create webhook`: refusals that leave the
-//! directory untouched, and incremental calls that end where one call does.
+//! directory untouched, incremental calls that end where one call does, and
+//! `--webhook-port` passed only to a manager that defines it.
 
 mod common;
 
-use common::{empty_project_dir, init_project, kb, snapshot_tree, stderr, words};
+use common::{
+    empty_project_dir, init_project, kb, old_manager, read, snapshot_tree, stderr, words,
+};
 use std::path::Path;
 
 /// Runs kubebuilder-rs with `--make=false` appended, panicking on failure.
@@ -182,4 +185,29 @@ fn two_calls_end_where_one_call_does() {
         default.contains("\n- ../webhook\n") && default.contains("\n- ../certmanager\n"),
         "{default}"
     );
+}
+
+/// config/ passes `--webhook-port` to today's manager, and leaves it out for
+/// a manager made before the flag existed (kubebuilder v4.15, kubebuilder-rs
+/// before it followed v4.16), which would exit on an unknown flag.
+#[test]
+fn webhook_port_is_passed_only_to_a_manager_that_defines_it() {
+    for old in [false, true] {
+        let (_tmp, dir) = empty_project_dir("guestbook");
+        init_project(&dir, &[]);
+        if old {
+            old_manager::go_without_webhook_port(&dir);
+        }
+        kb_ok(
+            &dir,
+            &words("create webhook --group core --version v1 --kind Pod --defaulting"),
+        );
+        let patch = read(&dir, "config/default/manager_webhook_patch.yaml");
+        assert!(patch.contains("--webhook-cert-path="), "{patch}");
+        assert_eq!(
+            patch.contains("value: --webhook-port=9443\n"),
+            !old,
+            "old manager: {old}\n{patch}"
+        );
+    }
 }

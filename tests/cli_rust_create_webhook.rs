@@ -1,12 +1,14 @@
 //! `create webhook` in a rust/v1-alpha project: what it adds and edits
 //! (snapshots), go/v4's webhook names and paths, the hub listed first so
 //! that it is stored, a multigroup project, two calls ending like one,
-//! refusals, `--dry-run` and `alpha generate`.
+//! refusals, `--dry-run` and `alpha generate`, and `--webhook-port` used
+//! only with a manager that defines it.
 
 mod common;
 
 use common::{
-    assert_refused, empty_project_dir, kb_ok, read, snapshot_command, snapshot_tree, words,
+    assert_refused, empty_project_dir, kb_ok, old_manager, read, snapshot_command, snapshot_tree,
+    words,
 };
 use std::path::PathBuf;
 
@@ -207,5 +209,40 @@ fn dry_run_writes_nothing_and_alpha_generate_gives_the_project_back() {
     let regenerated = snapshot_tree(&tmp.path().join("regenerated"));
     for (path, bytes) in &snapshot_tree(&dir) {
         assert!(regenerated[path] == *bytes, "{} differs", path.display());
+    }
+}
+
+/// The first webhook of a project whose manager takes `--webhook-port`
+/// serves on the port it gives, and config/ passes it; a manager made
+/// before the flag existed gets neither, and keeps serving on 9443.
+#[test]
+fn webhook_port_is_used_only_with_a_manager_that_defines_it() {
+    let api = "create api --group crew --version v1 --kind Captain --resource --controller";
+    for old in [false, true] {
+        let (_tmp, dir) = rust_project("guestbook", &[api]);
+        if old {
+            old_manager::rust_without_webhook_port(&dir);
+        }
+        kb_ok(
+            &dir,
+            &words("create webhook --group crew --version v1 --kind Captain --defaulting"),
+        );
+        let patch = read(&dir, "config/default/manager_webhook_patch.yaml");
+        assert_eq!(
+            patch.contains("value: --webhook-port=9443\n"),
+            !old,
+            "old manager: {old}\n{patch}"
+        );
+        let server = read(&dir, "src/webhook/mod.rs");
+        assert_eq!(
+            server.contains("webhook_address(flags.webhook_port)"),
+            !old,
+            "old manager: {old}\n{server}"
+        );
+        assert_eq!(
+            server.contains("Some(SocketAddr::from(([0, 0, 0, 0], PORT)))"),
+            old,
+            "old manager: {old}\n{server}"
+        );
     }
 }

@@ -1,18 +1,23 @@
 //! Projects with webhooks from `create webhook`, checked with the real Go
 //! toolchain and envtest: they build, vet and lint, `make test` passes, the
-//! deployable tree renders with every part switched on, and the webhooks
-//! really run: the API server calls them when objects are created.
+//! deployable tree renders with every part switched on, the webhooks
+//! really run (the API server calls them when objects are created), and a
+//! manager made before `--webhook-port` existed runs with what config/
+//! passes it after a later `create webhook`.
 //!
 //! Needs Go, the module proxy and the control plane (KUBEBUILDER_ASSETS), so
 //! it is ignored by a plain `cargo test` and run by `scripts/test-all`.
 
 mod common;
 
+use common::cluster::{Background, ControlPlane, env_for, wait_until};
 use common::{
-    assert_ready_to_build, empty_project_dir, kb, kb_with_make, persistent_project_dir, run_ok,
-    shared_tools_bin, snapshot_tree, stderr, words,
+    assert_ready_to_build, empty_project_dir, kb, kb_with_make, old_manager,
+    persistent_project_dir, run_ok, shared_tools_bin, snapshot_tree, stderr, words,
 };
+use std::os::unix::process::CommandExt;
 use std::path::Path;
+use std::time::Duration;
 
 /// Runs kubebuilder-rs `args` with `--make=false`, panicking on failure.
 fn kb_ok(dir: &Path, args: &[&str]) {
@@ -275,4 +280,118 @@ fn create_webhook_with_make_leaves_a_project_that_builds() {
         assert_ready_to_build(&dir);
     }
     run_ok(&dir, "go", &["vet", "./..."]);
+}
+
+/// A go/v4 project whose manager has no `--webhook-port` (as kubebuilder
+/// v4.15 and kubebuilder-rs before it wrote them) gets its first webhook;
+/// its manager, built and run on the test control plane with the arguments
+/// `kustomize build config/default` gives its container, starts and keeps
+/// running. The same manager given `--webhook-port` exits at once, which
+/// is what config/ must not cause.
+#[test]
+#[ignore = "needs Go, the module proxy and KUBEBUILDER_ASSETS; run by scripts/test-all"]
+fn an_old_manager_runs_with_the_arguments_config_passes_after_create_webhook() {
+    let (_tmp, dir) = empty_project_dir("oldhooks");
+    let output = kb(&dir)
+        .args(words(
+            "init --domain example.com --repo example.com/oldhooks",
+        ))
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "init failed: {}", stderr(&output));
+    old_manager::go_without_webhook_port(&dir);
+    kb_ok(
+        &dir,
+        &words("create webhook --group core --version v1 --kind Pod --defaulting"),
+    );
+    run_ok(&dir, "make", &["manifests"]);
+    run_ok(&dir, "go", &["build", "-o", "bin/manager", "./cmd/main.go"]);
+    let plane = ControlPlane::up();
+    let env = env_for(&plane);
+    let yaml = env.run(&dir, "kubectl", &["kustomize", "config/default"]);
+    let mut args = manager_args(&yaml);
+    assert!(
+        args.iter()
+            .any(|arg| arg.starts_with("--webhook-cert-path=")),
+        "the webhook patch is not applied: {args:?}"
+    );
+    // Run outside the cluster: no leader election (it needs the Pod's
+    // namespace), ports of its own, no certificate (an empty path skips it)
+    // and no webhook server (ENABLE_WEBHOOKS=false); later flags win.
+    args.extend(
+        [
+            "--leader-elect=false",
+            "--metrics-bind-address=0",
+            "--health-probe-bind-address=:0",
+            "--webhook-cert-path=",
+        ]
+        .map(String::from),
+    );
+    let binary = dir.join("bin/manager");
+    let run = |extra: &[&str]| {
+        let mut command = env.command(&dir, binary.to_str().unwrap(), &[]);
+        command
+            .args(&args)
+            .args(extra)
+            .env("ENABLE_WEBHOOKS", "false");
+        command
+    };
+    let unknown = run(&["--webhook-port=9443"]).output().unwrap();
+    assert!(
+        stderr(&unknown).contains("flag provided but not defined: -webhook-port"),
+        "the old manager took --webhook-port: {}",
+        stderr(&unknown)
+    );
+    let log_path = dir.join("manager.log");
+    let log = std::fs::File::create(&log_path).unwrap();
+    let mut manager = Background {
+        child: run(&[])
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .process_group(0)
+            .spawn()
+            .unwrap(),
+    };
+    let log_text = || std::fs::read_to_string(&log_path).unwrap_or_default();
+    wait_until("the manager to start", Duration::from_secs(60), || {
+        let exited = manager.child.try_wait().unwrap();
+        assert!(
+            exited.is_none(),
+            "the manager exited ({exited:?}):\n{}",
+            log_text()
+        );
+        log_text().contains("Starting the manager")
+    });
+    std::thread::sleep(Duration::from_secs(3));
+    assert!(
+        manager.child.try_wait().unwrap().is_none(),
+        "the manager stopped:\n{}",
+        log_text()
+    );
+    assert!(
+        manager.interrupt(Duration::from_secs(30)),
+        "the manager did not stop on SIGINT"
+    );
+}
+
+/// The arguments of the `manager` container of the Deployment in `yaml`.
+fn manager_args(yaml: &str) -> Vec<String> {
+    let docs = yaml.split("\n---\n");
+    let deployment = docs
+        .filter_map(|doc| serde_norway::from_str::<serde_norway::Value>(doc).ok())
+        .find(|doc| doc["kind"].as_str() == Some("Deployment"))
+        .expect("a Deployment in the kustomize output");
+    let containers = deployment["spec"]["template"]["spec"]["containers"]
+        .as_sequence()
+        .expect("the Deployment's containers");
+    let manager = containers
+        .iter()
+        .find(|c| c["name"].as_str() == Some("manager"))
+        .expect("a container named manager");
+    manager["args"]
+        .as_sequence()
+        .expect("the manager's args")
+        .iter()
+        .map(|arg| arg.as_str().expect("a string argument").to_string())
+        .collect()
 }

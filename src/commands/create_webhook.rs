@@ -3,7 +3,7 @@
 use super::{carry_out, plan_project_file, project_chain};
 use crate::cli::WebhookArgs;
 use crate::machinery::Plan;
-use crate::plugins::{Chain, Flags, Hook, Output, WebhookContext};
+use crate::plugins::{Chain, Flags, Hook, Output, WebhookContext, manager_takes_flag};
 use crate::project::Project;
 use crate::project::bookkeeping::{self, WebhookOptions};
 use crate::resource::{Resource, naming};
@@ -61,6 +61,7 @@ pub(crate) fn plan(
         resource,
         options,
         flags,
+        manager_webhook_port: manager_takes_flag(chain, dir, "webhook-port")?,
     };
     for plugin in chain.iter() {
         plugin.create_webhook(&ctx, &mut out)?;

@@ -178,6 +178,9 @@ pub struct WebhookContext<'a> {
     pub options: &'a WebhookOptions,
     /// The values of the plugins' own flags.
     pub flags: &'a Flags,
+    /// Whether the project's manager takes `--webhook-port` (see
+    /// [`manager_takes_flag`]); config/ passes it only then.
+    pub manager_webhook_port: bool,
 }
 
 /// What `edit` changes in a project's settings; `None` leaves one as it is.
@@ -299,6 +302,14 @@ pub trait Plugin: Sync {
         Ok(())
     }
 
+    /// Whether the manager this language layout scaffolded in the project at
+    /// `dir` takes the command-line flag `--<name>`; `None` from a plugin
+    /// that writes no manager. A project made before a flag existed keeps a
+    /// manager without it, which would exit if config/ passed it.
+    fn manager_takes_flag(&self, _dir: &Path, _name: &str) -> Result<Option<bool>> {
+        Ok(None)
+    }
+
     /// Plans its changes for `edit` (settings, or this plugin being added).
     fn edit(&self, _ctx: &EditContext, _out: &mut Output) -> Result<()> {
         Ok(())
@@ -363,6 +374,27 @@ pub trait Plugin: Sync {
     }
 }
 
+/// Whether the manager of the project at `dir` takes `--<name>`, as the
+/// chain's language layout tells; without one (a kustomize/v2-only project,
+/// whose manager is the user's own), true, as kubebuilder assumes.
+pub fn manager_takes_flag(chain: &Chain, dir: &Path, name: &str) -> Result<bool> {
+    for plugin in chain.iter() {
+        if let Some(takes) = plugin.manager_takes_flag(dir, name)? {
+            return Ok(takes);
+        }
+    }
+    Ok(true)
+}
+
+/// Whether the manager source file `path` in `dir` holds one of
+/// `spellings` of a flag's definition. A missing file counts as holding it:
+/// the manager then lives elsewhere, and config/ passes the flag as
+/// kubebuilder's does.
+pub(crate) fn source_defines_flag(dir: &Path, path: &str, spellings: &[&str]) -> Result<bool> {
+    Ok(read_if_present(dir, Path::new(path))?
+        .is_none_or(|text| spellings.iter().any(|spelling| text.contains(spelling))))
+}
+
 /// The plugin with `key`, if there is one.
 pub fn by_key(key: &str) -> Option<&'static dyn Plugin> {
     PLUGINS.iter().copied().find(|p| p.key() == key)
@@ -410,5 +442,33 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), count);
+    }
+
+    #[test]
+    fn a_layout_tells_whether_its_manager_defines_a_flag() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let chain = |spec: &str| Chain::parse(spec).unwrap();
+        // No manager source: kubebuilder's assumption, the flag is there.
+        assert!(manager_takes_flag(&chain("go/v4"), dir, "webhook-port").unwrap());
+        assert!(manager_takes_flag(&chain("kustomize/v2"), dir, "webhook-port").unwrap());
+
+        std::fs::create_dir_all(dir.join("cmd")).unwrap();
+        let main = dir.join("cmd/main.go");
+        std::fs::write(
+            &main,
+            "flag.StringVar(&path, \"webhook-cert-path\", \"\", \"\")\n",
+        )
+        .unwrap();
+        assert!(!manager_takes_flag(&chain("go/v4"), dir, "webhook-port").unwrap());
+        std::fs::write(&main, "flag.IntVar(&port, \"webhook-port\", 9443, \"\")\n").unwrap();
+        assert!(manager_takes_flag(&chain("go/v4"), dir, "webhook-port").unwrap());
+
+        std::fs::create_dir_all(dir.join("src/manager")).unwrap();
+        let flags = dir.join("src/manager/flags.rs");
+        std::fs::write(&flags, "    pub webhook_cert_path: String,\n").unwrap();
+        assert!(!manager_takes_flag(&chain("rust/v1-alpha"), dir, "webhook-port").unwrap());
+        std::fs::write(&flags, "    pub webhook_port: i32,\n").unwrap();
+        assert!(manager_takes_flag(&chain("rust/v1-alpha"), dir, "webhook-port").unwrap());
     }
 }

@@ -33,6 +33,9 @@ pub const KEY: &str = "base.go.kubebuilder.io/v4";
 /// Folder of this plugin's templates under `scaffolds/`.
 pub(super) const TEMPLATE_DIR: &str = "go/v4";
 
+/// The manager's source, which defines its command-line flags.
+const MAIN_PATH: &str = "cmd/main.go";
+
 /// Where the license header for Go files is kept in a generated project.
 const BOILERPLATE_PATH: &str = "hack/boilerplate.go.txt";
 
@@ -144,6 +147,12 @@ impl Plugin for GoBase {
 
     fn create_webhook(&self, ctx: &WebhookContext, out: &mut Output) -> Result<()> {
         create_webhook::plan(ctx, &mut out.plan)
+    }
+
+    fn manager_takes_flag(&self, dir: &Path, name: &str) -> Result<Option<bool>> {
+        // The flag package registers a flag by its name as a string literal.
+        let literal = format!("\"{name}\"");
+        super::source_defines_flag(dir, MAIN_PATH, &[&literal]).map(Some)
     }
 
     fn edit(&self, ctx: &EditContext, out: &mut Output) -> Result<()> {

@@ -108,7 +108,8 @@ impl Plugin for Kustomize {
     fn create_webhook(&self, ctx: &WebhookContext, out: &mut Output) -> Result<()> {
         let templates = Templates::load(TEMPLATE_DIR, &["create-webhook"])?;
         let fragments = Fragments::load(TEMPLATE_DIR, "create-webhook")?;
-        let (context, _) = resource_context(ctx.project, ctx.resource);
+        let (mut context, _) = resource_context(ctx.project, ctx.resource);
+        context.insert("manager_webhook_port", &ctx.manager_webhook_port);
         let vars = [("plural", ctx.resource.plural.as_str())];
         for template in templates.tree("create-webhook/webhook") {
             let contents = templates.render(&template.name, &context)?;

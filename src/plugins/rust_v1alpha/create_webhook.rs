@@ -73,6 +73,7 @@ pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
     let mut context = base_context(project, &read_rust_header(ctx.dir));
     context.insert("resource", resource);
     context.insert("webhook", &webhook);
+    context.insert("manager_webhook_port", &ctx.manager_webhook_port);
     let vars = [
         ("group_dir", group_dir.as_str()),
         ("version", resource.version.as_str()),

@@ -33,6 +33,9 @@ pub const KEY: &str = "base.rust.kubebuilder-rs.io/v1-alpha";
 /// Folder of this plugin's templates under `scaffolds/`.
 pub(super) const TEMPLATE_DIR: &str = "rust/v1-alpha";
 
+/// The manager's command line, a clap `Parser` struct.
+const FLAGS_PATH: &str = "src/manager/flags.rs";
+
 /// Where the license header of generated Rust files is kept in a project.
 const BOILERPLATE_PATH: &str = "hack/boilerplate.rs.txt";
 
@@ -112,6 +115,14 @@ impl Plugin for RustBase {
 
     fn create_webhook(&self, ctx: &WebhookContext, out: &mut Output) -> Result<()> {
         create_webhook::plan(ctx, &mut out.plan)
+    }
+
+    fn manager_takes_flag(&self, dir: &Path, name: &str) -> Result<Option<bool>> {
+        // clap derives `--webhook-port` from the field `webhook_port`, unless
+        // the field names it with `long = "webhook-port"`.
+        let field = format!("{}:", name.replace('-', "_"));
+        let literal = format!("\"{name}\"");
+        super::source_defines_flag(dir, FLAGS_PATH, &[&field, &literal]).map(Some)
     }
 
     fn edit(&self, ctx: &EditContext, out: &mut Output) -> Result<()> {
