@@ -183,3 +183,63 @@ fn two_calls_end_where_one_call_does() {
         "{default}"
     );
 }
+
+/// `create webhook --group crew --version v1 --kind Captain --defaulting` as
+/// kubebuilder-rs wrote it before it followed kubebuilder v4.16: the type is
+/// `CaptainCustomDefaulter`, and each Context of the unit test declares its
+/// own variables.
+const CUSTOM_NAMES: &str = "tests/fixtures/webhook-custom-names";
+
+#[test]
+fn validation_joins_a_webhook_with_the_old_type_names() {
+    let (_tmp, dir) = project_with_apis();
+    kb_ok(
+        &dir,
+        &[&["create", "webhook"], CAPTAIN, &["--defaulting"]].concat(),
+    );
+    let files = dir.join("internal/webhook/v1");
+    let fixture = |name: &str| {
+        std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join(CUSTOM_NAMES)
+                .join(name),
+        )
+        .unwrap()
+    };
+    for name in ["captain_webhook.go", "captain_webhook_test.go"] {
+        std::fs::write(files.join(name), fixture(name)).unwrap();
+    }
+    kb_ok(
+        &dir,
+        &[
+            &["create", "webhook"],
+            CAPTAIN,
+            &["--programmatic-validation"],
+        ]
+        .concat(),
+    );
+
+    let webhook = common::read(&files, "captain_webhook.go");
+    assert!(
+        webhook.contains(
+            "\t\tWithDefaulter(&CaptainCustomDefaulter{}).\n\t\tWithValidator(&CaptainCustomValidator{}).\n"
+        ) && webhook.contains("\ntype CaptainCustomValidator struct {"),
+        "the validator is not named as the defaulter is:\n{webhook}"
+    );
+    assert!(!webhook.contains("CaptainValidator"), "{webhook}");
+
+    let test = common::read(&files, "captain_webhook_test.go");
+    let old = fixture("captain_webhook_test.go");
+    let (kept, _) = old
+        .split_once("\t// +kubebuilder:scaffold:webhook-tests")
+        .unwrap();
+    let added = test
+        .strip_prefix(kept)
+        .unwrap_or_else(|| panic!("the existing specs changed:\n{test}"));
+    assert!(
+        added.starts_with("\tContext(\"validation\", func() {\n\t\tvar (\n")
+            && added.contains("\t\t\tvalidator CaptainCustomValidator\n")
+            && added.contains("\t\t\tvalidator = CaptainCustomValidator{}\n"),
+        "the validation specs do not declare their own validator:\n{added}"
+    );
+}
