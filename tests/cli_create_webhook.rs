@@ -55,7 +55,7 @@ fn bad_requests_are_refused() {
     assert_refused(
         &dir,
         &words("--group crew --version v1 --kind Bosun --defaulting"),
-        &["no API crew/v1 Bosun"],
+        &["no API crew.example.com/v1 Bosun", "create api"],
     );
     assert_refused(
         &dir,
@@ -242,4 +242,83 @@ fn validation_joins_a_webhook_with_the_old_type_names() {
             && added.contains("\t\t\tvalidator = CaptainCustomValidator{}\n"),
         "the validation specs do not declare their own validator:\n{added}"
     );
+}
+
+/// Two external Certificate types of the same group, version and kind,
+/// recorded under different domains, as `create api --external-api-*` records them.
+const TWO_CERTIFICATES: &str = "- domain: io
+  external: true
+  group: cert-manager
+  kind: Certificate
+  module: github.com/cert-manager/cert-manager@v1.18.2
+  path: github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1
+  version: v1
+- domain: example.org
+  external: true
+  group: cert-manager
+  kind: Certificate
+  path: example.org/certs/api/v1
+  version: v1
+";
+
+#[test]
+fn the_project_entry_of_the_kind_is_used_and_picked_by_domain() {
+    let (_tmp, dir) = project_with_apis();
+    let project = common::read(&dir, "PROJECT");
+    let project = project.replace(
+        "version: \"3\"\n",
+        &format!("{TWO_CERTIFICATES}version: \"3\"\n"),
+    );
+    std::fs::write(dir.join("PROJECT"), project).unwrap();
+    let certificate = words("--group cert-manager --version v1 --kind Certificate --defaulting");
+    let with = |extra: &[&'static str]| [&certificate[..], extra].concat();
+
+    assert_refused(
+        &dir,
+        &certificate,
+        &[
+            "cert-manager/v1 Certificate",
+            "io, example.org",
+            "--external-api-domain",
+        ],
+    );
+    assert_refused(
+        &dir,
+        &with(&["--external-api-domain", "example.net"]),
+        &["\"example.net\"", "io, example.org"],
+    );
+    assert_refused(
+        &dir,
+        &words("--group cert-manager --version v1 --kind Issuer --defaulting"),
+        &[
+            "cert-manager.example.com/v1 Issuer",
+            "create api",
+            "--external-api-path",
+        ],
+    );
+
+    // Only the domain is given: path and module come from the entry.
+    kb_ok(
+        &dir,
+        &[
+            &["create", "webhook"][..],
+            &with(&["--external-api-domain", "io"]),
+        ]
+        .concat(),
+    );
+    let webhook = common::read(&dir, "internal/webhook/v1/certificate_webhook.go");
+    for needle in [
+        "certmanagerv1 \"github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1\"",
+        "path=/mutate-cert-manager-io-v1-certificate,",
+        "groups=cert-manager.io,",
+    ] {
+        assert!(webhook.contains(needle), "{needle:?} missing:\n{webhook}");
+    }
+    let project = common::read(&dir, "PROJECT");
+    let (io, example_org) = project.split_once("- domain: example.org").unwrap();
+    assert!(
+        io.ends_with("    defaulting: true\n    webhookVersion: v1\n"),
+        "{project}"
+    );
+    assert!(!example_org.contains("webhooks:"), "{project}");
 }
