@@ -58,7 +58,7 @@ fn bad_requests_are_refused() {
     assert_refused(
         &dir,
         &words("--group crew --version v1 --kind Bosun --defaulting"),
-        &["no API crew/v1 Bosun"],
+        &["no API crew.example.com/v1 Bosun", "create api"],
     );
     assert_refused(
         &dir,
@@ -210,4 +210,143 @@ fn webhook_port_is_passed_only_to_a_manager_that_defines_it() {
             "old manager: {old}\n{patch}"
         );
     }
+}
+
+/// `create webhook --group crew --version v1 --kind Captain --defaulting` as
+/// kubebuilder-rs wrote it before it followed kubebuilder v4.16: the type is
+/// `CaptainCustomDefaulter`, and each Context of the unit test declares its
+/// own variables.
+const CUSTOM_NAMES: &str = "tests/fixtures/webhook-custom-names";
+
+#[test]
+fn validation_joins_a_webhook_with_the_old_type_names() {
+    let (_tmp, dir) = project_with_apis();
+    kb_ok(
+        &dir,
+        &[&["create", "webhook"], CAPTAIN, &["--defaulting"]].concat(),
+    );
+    let files = dir.join("internal/webhook/v1");
+    let fixture = |name: &str| {
+        std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join(CUSTOM_NAMES)
+                .join(name),
+        )
+        .unwrap()
+    };
+    for name in ["captain_webhook.go", "captain_webhook_test.go"] {
+        std::fs::write(files.join(name), fixture(name)).unwrap();
+    }
+    kb_ok(
+        &dir,
+        &[
+            &["create", "webhook"],
+            CAPTAIN,
+            &["--programmatic-validation"],
+        ]
+        .concat(),
+    );
+
+    let webhook = common::read(&files, "captain_webhook.go");
+    assert!(
+        webhook.contains(
+            "\t\tWithDefaulter(&CaptainCustomDefaulter{}).\n\t\tWithValidator(&CaptainCustomValidator{}).\n"
+        ) && webhook.contains("\ntype CaptainCustomValidator struct {"),
+        "the validator is not named as the defaulter is:\n{webhook}"
+    );
+    assert!(!webhook.contains("CaptainValidator"), "{webhook}");
+
+    let test = common::read(&files, "captain_webhook_test.go");
+    let old = fixture("captain_webhook_test.go");
+    let (kept, _) = old
+        .split_once("\t// +kubebuilder:scaffold:webhook-tests")
+        .unwrap();
+    let added = test
+        .strip_prefix(kept)
+        .unwrap_or_else(|| panic!("the existing specs changed:\n{test}"));
+    assert!(
+        added.starts_with("\tContext(\"validation\", func() {\n\t\tvar (\n")
+            && added.contains("\t\t\tvalidator CaptainCustomValidator\n")
+            && added.contains("\t\t\tvalidator = CaptainCustomValidator{}\n"),
+        "the validation specs do not declare their own validator:\n{added}"
+    );
+}
+
+/// Two external Certificate types of the same group, version and kind,
+/// recorded under different domains, as `create api --external-api-*` records them.
+const TWO_CERTIFICATES: &str = "- domain: io
+  external: true
+  group: cert-manager
+  kind: Certificate
+  module: github.com/cert-manager/cert-manager@v1.18.2
+  path: github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1
+  version: v1
+- domain: example.org
+  external: true
+  group: cert-manager
+  kind: Certificate
+  path: example.org/certs/api/v1
+  version: v1
+";
+
+#[test]
+fn the_project_entry_of_the_kind_is_used_and_picked_by_domain() {
+    let (_tmp, dir) = project_with_apis();
+    let project = common::read(&dir, "PROJECT");
+    let project = project.replace(
+        "version: \"3\"\n",
+        &format!("{TWO_CERTIFICATES}version: \"3\"\n"),
+    );
+    std::fs::write(dir.join("PROJECT"), project).unwrap();
+    let certificate = words("--group cert-manager --version v1 --kind Certificate --defaulting");
+    let with = |extra: &[&'static str]| [&certificate[..], extra].concat();
+
+    assert_refused(
+        &dir,
+        &certificate,
+        &[
+            "cert-manager/v1 Certificate",
+            "io, example.org",
+            "--external-api-domain",
+        ],
+    );
+    assert_refused(
+        &dir,
+        &with(&["--external-api-domain", "example.net"]),
+        &["\"example.net\"", "io, example.org"],
+    );
+    assert_refused(
+        &dir,
+        &words("--group cert-manager --version v1 --kind Issuer --defaulting"),
+        &[
+            "cert-manager.example.com/v1 Issuer",
+            "create api",
+            "--external-api-path",
+        ],
+    );
+
+    // Only the domain is given: path and module come from the entry.
+    kb_ok(
+        &dir,
+        &[
+            &["create", "webhook"][..],
+            &with(&["--external-api-domain", "io"]),
+        ]
+        .concat(),
+    );
+    let webhook = common::read(&dir, "internal/webhook/v1/certificate_webhook.go");
+    for needle in [
+        "certmanagerv1 \"github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1\"",
+        "path=/mutate-cert-manager-io-v1-certificate,",
+        "groups=cert-manager.io,",
+    ] {
+        assert!(webhook.contains(needle), "{needle:?} missing:\n{webhook}");
+    }
+    let project = common::read(&dir, "PROJECT");
+    let (io, example_org) = project.split_once("- domain: example.org").unwrap();
+    assert!(
+        io.ends_with("    defaulting: true\n    webhookVersion: v1\n"),
+        "{project}"
+    );
+    assert!(!example_org.contains("webhooks:"), "{project}");
 }

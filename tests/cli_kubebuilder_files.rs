@@ -137,8 +137,14 @@ const WEBHOOK_TEST_PATH: &str = "internal/webhook/v1/captain_webhook_test.go";
 const DEFAULT: &str = "config/default/kustomization.yaml";
 
 /// A project whose Captain defaulting webhook and default overlay have
-/// kubebuilder's shape.
+/// kubebuilder's shape, with v4.15's type names.
 fn project() -> (tempfile::TempDir, PathBuf) {
+    project_named("Custom")
+}
+
+/// The same with `<Kind><infix>Defaulter` as the type name: `Custom` as
+/// kubebuilder v4.15 writes it, empty as v4.16 does.
+fn project_named(infix: &str) -> (tempfile::TempDir, PathBuf) {
     let (tmp, dir) = empty_project_dir("guestbook");
     init_project(&dir, &[]);
     kb_ok(&dir, "create api --group crew --version v1 --kind Captain");
@@ -154,10 +160,15 @@ fn project() -> (tempfile::TempDir, PathBuf) {
         &dir,
         "create webhook --group crew --version v1 --kind Captain --defaulting",
     );
-    fs::write(dir.join(WEBHOOK_PATH), WEBHOOK).unwrap();
-    fs::write(dir.join(WEBHOOK_TEST_PATH), WEBHOOK_TEST).unwrap();
+    fs::write(dir.join(WEBHOOK_PATH), named(WEBHOOK, infix)).unwrap();
+    fs::write(dir.join(WEBHOOK_TEST_PATH), named(WEBHOOK_TEST, infix)).unwrap();
     fs::write(dir.join(DEFAULT), default_kustomization()).unwrap();
     (tmp, dir)
+}
+
+/// `text` with its `CaptainCustom` type names as `Captain<infix>`.
+fn named(text: &str, infix: &str) -> String {
+    text.replace("CaptainCustom", &format!("Captain{infix}"))
 }
 
 /// Checks that `after` is `before` with `pieces` added, each at its place
@@ -175,50 +186,60 @@ fn assert_only_added(before: &str, after: &str, pieces: &[&str]) {
 
 #[test]
 fn validation_joins_a_kubebuilder_webhook_file_and_overlay() {
-    let (_tmp, dir) = project();
-    kb_ok(
-        &dir,
-        "create webhook --group crew --version v1 --kind Captain --programmatic-validation",
-    );
+    for infix in ["Custom", ""] {
+        let (_tmp, dir) = project_named(infix);
+        kb_ok(
+            &dir,
+            "create webhook --group crew --version v1 --kind Captain --programmatic-validation",
+        );
+        let validator = format!("Captain{infix}Validator");
+        let defaulter = format!("Captain{infix}Defaulter");
 
-    let webhook = read(&dir, WEBHOOK_PATH);
-    let (head, types) = webhook
-        .split_once("\n// The validating webhook for Captain.")
-        .expect("validator appended after a blank line");
-    assert_only_added(
-        WEBHOOK,
-        head,
-        &[
-            "\t\"sigs.k8s.io/controller-runtime/pkg/webhook/admission\"\n",
-            "\t\tWithValidator(&CaptainCustomValidator{}).\n",
-        ],
-    );
-    assert!(types.contains("type CaptainCustomValidator struct {"));
-    assert!(
-        webhook.contains("crewv1 \"example.com/guestbook/api/v1\"\n\t\"sigs.k8s.io/controller-runtime/pkg/webhook/admission\"\n)\n"),
-        "admission not imported at the end of the import block:\n{webhook}"
-    );
-    assert!(
-        webhook.contains("WithDefaulter(&CaptainCustomDefaulter{}).\n\t\tWithValidator(&CaptainCustomValidator{}).\n\t\tComplete()"),
-        "validator not added to the end of the builder chain:\n{webhook}"
-    );
+        let webhook = read(&dir, WEBHOOK_PATH);
+        let (head, types) = webhook
+            .split_once("\n// The validating webhook for Captain.")
+            .expect("validator appended after a blank line");
+        assert_only_added(
+            &named(WEBHOOK, infix),
+            head,
+            &[
+                "\t\"sigs.k8s.io/controller-runtime/pkg/webhook/admission\"\n",
+                &format!("\t\tWithValidator(&{validator}{{}}).\n"),
+            ],
+        );
+        assert!(types.contains(&format!("type {validator} struct {{")));
+        assert!(
+            webhook.contains("crewv1 \"example.com/guestbook/api/v1\"\n\t\"sigs.k8s.io/controller-runtime/pkg/webhook/admission\"\n)\n"),
+            "admission not imported at the end of the import block:\n{webhook}"
+        );
+        assert!(
+            webhook.contains(&format!("WithDefaulter(&{defaulter}{{}}).\n\t\tWithValidator(&{validator}{{}}).\n\t\tComplete()")),
+            "validator not added to the end of the builder chain:\n{webhook}"
+        );
 
-    let test = read(&dir, WEBHOOK_TEST_PATH);
-    let (kept, end) = test.split_at(test.rfind("})\n").unwrap());
-    assert_eq!(end, "})\n");
-    assert!(kept.starts_with(WEBHOOK_TEST.trim_end_matches("})\n")));
-    assert!(
-        kept.contains("\tContext(\"validation\", func() {"),
-        "{test}"
-    );
+        // The validator joins the Describe's variables, as kubebuilder adds it.
+        let test = read(&dir, WEBHOOK_TEST_PATH);
+        let (head, specs) = test
+            .split_once("\tContext(\"validation\", func() {")
+            .unwrap_or_else(|| panic!("no validation specs:\n{test}"));
+        assert!(specs.ends_with("\t})\n\n})\n"), "{test}");
+        assert_only_added(
+            named(WEBHOOK_TEST, infix).strip_suffix("})\n").unwrap(),
+            head,
+            &[
+                &format!("\t\tvalidator {validator}\n"),
+                &format!("\t\tvalidator = {validator}{{}}\n"),
+            ],
+        );
 
-    let overlay = read(&dir, DEFAULT);
-    let validating = ca_pair("ValidatingWebhookConfiguration");
-    assert_eq!(
-        overlay,
-        default_kustomization().replace(&commented(&validating), &validating),
-        "only the validating pair, with its own comments, should be switched on"
-    );
+        let overlay = read(&dir, DEFAULT);
+        let validating = ca_pair("ValidatingWebhookConfiguration");
+        assert_eq!(
+            overlay,
+            default_kustomization().replace(&commented(&validating), &validating),
+            "only the validating pair, with its own comments, should be switched on"
+        );
+    }
 }
 
 #[test]
@@ -280,7 +301,7 @@ fn defaulting_joins_a_conversion_only_kubebuilder_file() {
         webhook.starts_with("package v1\n\nimport (\n\t\"context\"\n\tctrl "),
         "context not imported first:\n{webhook}"
     );
-    assert!(webhook.contains("\t\tWithDefaulter(&FirstMateCustomDefaulter{}).\n\t\tComplete()"));
+    assert!(webhook.contains("\t\tWithDefaulter(&FirstMateDefaulter{}).\n\t\tComplete()"));
     assert!(webhook.contains("}\n\n// The mutating webhook for FirstMate;"));
 }
 

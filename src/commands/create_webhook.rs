@@ -1,13 +1,13 @@
 //! `kubebuilder-rs create webhook`: defaulting, validating and conversion webhooks.
 
 use super::{carry_out, plan_project_file, project_chain};
-use crate::cli::WebhookArgs;
+use crate::cli::{ResourceArgs, WebhookArgs};
 use crate::machinery::Plan;
 use crate::plugins::{Chain, Flags, Hook, Output, WebhookContext, manager_takes_flag};
-use crate::project::Project;
 use crate::project::bookkeeping::{self, WebhookOptions};
-use crate::resource::{Resource, naming};
-use anyhow::{Result, bail};
+use crate::project::{Project, ProjectFile, ResourceEntry};
+use crate::resource::{self, Resource, naming};
+use anyhow::{Result, anyhow, bail};
 use std::path::Path;
 
 /// Runs `create webhook` in `dir`.
@@ -16,15 +16,7 @@ pub fn run(args: &WebhookArgs, plugins: Option<&str>, flags: &Flags, dir: &Path)
     let options = options_from_args(args)?;
     let mut project = Project::load(dir)?;
     let chain = project_chain(&project.file, plugins, flags)?;
-    let api = &args.api;
-    let mut resource = Resource::new(
-        &project.file,
-        &api.group,
-        &api.version,
-        &api.kind,
-        api.plural.as_deref(),
-        false,
-    );
+    let mut resource = resolve_resource(&project.file, &args.api, flags)?;
     for plugin in chain.iter() {
         plugin.shape_resource(Hook::CreateWebhook, &project.file, flags, &mut resource)?;
     }
@@ -41,6 +33,68 @@ pub fn run(args: &WebhookArgs, plugins: Option<&str>, flags: &Flags, dir: &Path)
         Some(&resource),
     )?;
     Ok(())
+}
+
+/// The resource `create webhook` works on: the PROJECT entry with the same
+/// group, version and kind, as kubebuilder picks it. Of several, the one
+/// whose domain is `--external-api-domain`, else the one that is not an
+/// external type (the project's own when a built-in one shares its kind).
+/// With no entry, or a domain no entry has and `--external-api-path`, a new
+/// resource from the flags.
+fn resolve_resource(project: &ProjectFile, api: &ResourceArgs, flags: &Flags) -> Result<Resource> {
+    let (group, version, kind) = (&api.group, &api.version, &api.kind);
+    let candidates: Vec<&ResourceEntry> = project
+        .resources
+        .iter()
+        .filter(|entry| entry.is(group, version, kind))
+        .collect();
+    let project_domain = project.domain.as_deref().unwrap_or_default();
+    let domain_of = |entry: &ResourceEntry| entry.domain.clone().unwrap_or_default();
+    let domains = || {
+        let names: Vec<String> = candidates
+            .iter()
+            .map(|c| Some(domain_of(c)).filter(|d| !d.is_empty()))
+            .map(|d| d.unwrap_or_else(|| "<none>".to_string()))
+            .collect();
+        names.join(", ")
+    };
+    let selected = match (candidates.as_slice(), flags.text("external-api-domain")) {
+        ([], _) => None,
+        (_, Some(domain)) => match candidates.iter().find(|c| domain_of(c) == domain) {
+            Some(entry) => Some(*entry),
+            None if flags.text("external-api-path").is_some() => None,
+            None => bail!(
+                "no API {group}/{version} {kind} in PROJECT has --external-api-domain {domain:?} (recorded domains: {})",
+                domains()
+            ),
+        },
+        ([only], None) => Some(*only),
+        (_, None) => {
+            let own: Vec<&ResourceEntry> = candidates
+                .iter()
+                .copied()
+                .filter(|c| c.external != Some(true))
+                .collect();
+            match own.as_slice() {
+                [only] => Some(*only),
+                _ => own.into_iter().find(|c| domain_of(c) == project_domain),
+            }
+            .ok_or_else(|| {
+                anyhow!(
+                    "{group}/{version} {kind} is recorded in PROJECT more than once (domains: {}); pass --external-api-domain to pick one",
+                    domains()
+                )
+            })
+            .map(Some)?
+        }
+    };
+    let fresh = resource::unrecorded_entry(group, version, kind, false);
+    let mut resource = Resource::from_entry(selected.unwrap_or(&fresh), project_domain);
+    if let Some(plural) = &api.plural {
+        resource.plural = plural.clone();
+        resource.custom_plural = true;
+    }
+    Ok(resource)
 }
 
 /// Checks `options` for `resource` against PROJECT, runs every plugin of

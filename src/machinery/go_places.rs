@@ -11,6 +11,8 @@
 //! | `end-of-imports` | last thing inside `import (` … `)` |
 //! | `end-of-webhook-builder` | above the `Complete()` line that ends the `NewWebhookManagedBy(` chain |
 //! | `end-of-describe` | above the `})` that closes the file's last top-level `Describe(` |
+//! | `end-of-var-block` | last thing inside the first `var (` … `)` block after a top-level `Describe(` |
+//! | `end-of-before-each` | above the `})` that closes the first `BeforeEach(func() {` after a top-level `Describe(` |
 //! | `end-of-file` | at the end, after a blank line |
 
 /// A place in a Go file, found from its code.
@@ -24,6 +26,10 @@ pub enum Place {
     EndOfWebhookBuilder,
     /// Just above the `})` line that closes the last top-level `Describe`.
     EndOfDescribe,
+    /// Just above the `)` line that closes the Describe's `var (` block.
+    EndOfVarBlock,
+    /// Just above the `})` line that closes the Describe's `BeforeEach`.
+    EndOfBeforeEach,
     /// After the last line, separated from it by a blank line.
     EndOfFile,
 }
@@ -49,6 +55,16 @@ const NAMES: &[(&str, Place, &str)] = &[
         "end-of-describe",
         Place::EndOfDescribe,
         "a `})` line closing a top-level `Describe(`",
+    ),
+    (
+        "end-of-var-block",
+        Place::EndOfVarBlock,
+        "a `var (` … `)` block inside a top-level `Describe(`",
+    ),
+    (
+        "end-of-before-each",
+        Place::EndOfBeforeEach,
+        "a `BeforeEach(func() {` … `})` inside a top-level `Describe(`",
     ),
     ("end-of-file", Place::EndOfFile, "an end"),
 ];
@@ -105,6 +121,17 @@ impl Place {
                 .map(|i| i + from)
         };
         let imports = position(0, &|line| line.trim_end() == "import (");
+        let describe = || {
+            position(0, &|line| {
+                line.starts_with("var _ = Describe(") || line.starts_with("Describe(")
+            })
+        };
+        // The first line after `opening` (inside the Describe) that closes it.
+        let block_end = |opening: &dyn Fn(&str) -> bool, closing: &str| {
+            let open = position(describe()?, opening)?;
+            let close = position(open + 1, &|line| line.trim() == closing)?;
+            Some(lines[close].0)
+        };
         match self {
             Place::StartOfImports => imports.map(|i| lines.get(i + 1).map_or(text.len(), |l| l.0)),
             Place::EndOfImports => {
@@ -117,14 +144,17 @@ impl Place {
                 Some(lines[complete].0)
             }
             Place::EndOfDescribe => {
-                let describe = position(0, &|line| {
-                    line.starts_with("var _ = Describe(") || line.starts_with("Describe(")
-                })?;
+                let describe = describe()?;
                 let close = lines[describe..]
                     .iter()
                     .rposition(|(_, line)| line.trim_end() == "})")?;
                 Some(lines[describe + close].0)
             }
+            Place::EndOfVarBlock => block_end(&|line| line.trim() == "var (", ")"),
+            Place::EndOfBeforeEach => block_end(
+                &|line| line.trim_start().starts_with("BeforeEach(func() {"),
+                "})",
+            ),
             Place::EndOfFile => Some(text.len()),
         }
     }
@@ -189,6 +219,22 @@ mod tests {
             text,
             "var _ = Describe(\"X\", func() {\n\tIt(\"a\", func() {\n\t})\n\tIt(\"b\", nil)\n})\n"
         );
+    }
+
+    #[test]
+    fn shared_spec_variables_go_into_the_describes_var_block_and_before_each() {
+        let mut text = "var _ = Describe(\"X\", func() {\n\tvar (\n\t\tobj *T\n\t)\n\n\tBeforeEach(func() {\n\t\tobj = &T{}\n\t})\n})\n".to_string();
+        Place::EndOfVarBlock.insert(&mut text, "\t\tv V\n").unwrap();
+        Place::EndOfBeforeEach
+            .insert(&mut text, "\t\tv = V{}\n")
+            .unwrap();
+        assert_eq!(
+            text,
+            "var _ = Describe(\"X\", func() {\n\tvar (\n\t\tobj *T\n\t\tv V\n\t)\n\n\tBeforeEach(func() {\n\t\tobj = &T{}\n\t\tv = V{}\n\t})\n})\n"
+        );
+        let mut bare = "var _ = Describe(\"X\", func() {\n})\n".to_string();
+        assert!(Place::EndOfVarBlock.insert(&mut bare, "x\n").is_err());
+        assert!(Place::EndOfBeforeEach.insert(&mut bare, "x\n").is_err());
     }
 
     #[test]

@@ -214,7 +214,7 @@ fn uncomment(file: &mut ResolvedFile, block: &Block) -> Result<()> {
 /// The error for a marker that is not in a file that must be edited.
 fn missing_marker(path: &Path, marker: &str, fallback: Option<Place>) -> anyhow::Error {
     let instead = fallback
-        .map(|place| format!(", and its code has no {} to use instead", place.describe()))
+        .map(|place| format!(", and its code lacks {} to use instead", place.describe()))
         .unwrap_or_default();
     anyhow::anyhow!(
         "{} has no scaffold marker `{marker}`{instead}; restore that marker line where the tool should insert code",

@@ -131,7 +131,10 @@ pub fn check_webhook(
             core_types::check_core_kind(&resource.group, core, &resource.version, &resource.kind)?;
         }
         Origin::Own if entry.and_then(|e| e.api.as_ref()).is_none() => bail!(
-            "there is no API {gvk} in PROJECT; create it first with `kubebuilder-rs create api`"
+            "no API {}/{} {} in PROJECT: run `kubebuilder-rs create api` first, or pass --external-api-path for a type from another module",
+            resource.qualified_group,
+            resource.version,
+            resource.kind
         ),
         _ => {}
     }

@@ -87,13 +87,7 @@ impl Resource {
             .iter()
             .find(|r| r.is(group, version, kind))
             .cloned()
-            .unwrap_or_else(|| ResourceEntry {
-                group: Some(group.to_string()),
-                version: version.to_string(),
-                kind: kind.to_string(),
-                core: (!creates_api && core_types::core_group(group).is_some()).then_some(true),
-                ..ResourceEntry::default()
-            });
+            .unwrap_or_else(|| unrecorded_entry(group, version, kind, creates_api));
         let mut resource = Self::from_entry(&entry, domain);
         if let Some(plural) = plural {
             resource.plural = plural.to_string();
@@ -172,6 +166,20 @@ impl Resource {
     /// `group/version Kind`, for messages.
     pub fn gvk(&self) -> String {
         format!("{}/{} {}", self.group, self.version, self.kind)
+    }
+}
+
+/// The entry a request for `group`/`version`/`kind` stands for when PROJECT
+/// records none: the project's own type, or, when no API type is created
+/// (`creates_api` false) and kubebuilder counts the group as built-in, the
+/// built-in type.
+pub fn unrecorded_entry(group: &str, version: &str, kind: &str, creates_api: bool) -> ResourceEntry {
+    ResourceEntry {
+        group: Some(group.to_string()),
+        version: version.to_string(),
+        kind: kind.to_string(),
+        core: (!creates_api && core_types::core_group(group).is_some()).then_some(true),
+        ..ResourceEntry::default()
     }
 }
 

@@ -13,6 +13,7 @@ use crate::project::bookkeeping::WebhookOptions;
 use crate::resource::Resource;
 use anyhow::Result;
 use serde::Serialize;
+use std::path::Path;
 
 /// The webhook package, as templates see it (`webhook.*`).
 #[derive(Debug, Serialize)]
@@ -24,6 +25,57 @@ struct WebhookView {
     validation_path: String,
     custom_defaulting_path: bool,
     custom_validation_path: bool,
+    /// `<Kind>Defaulter`, or `<Kind>CustomDefaulter` in a file that uses the
+    /// names of kubebuilder before v4.16.
+    defaulter_type: String,
+    /// `<Kind>Validator`, or `<Kind>CustomValidator` likewise.
+    validator_type: String,
+}
+
+/// What the existing webhook files of the kind look like, so that additions
+/// fit them: the type names, and whether the unit test shares its variables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Generation {
+    /// The webhook file declares `<Kind>CustomDefaulter` or
+    /// `<Kind>CustomValidator` (kubebuilder v4.15 and earlier, and
+    /// kubebuilder-rs before it followed v4.16): new types are named so too.
+    pub custom_names: bool,
+    /// The unit test has no `var (` block of its Describe: each webhook's
+    /// Context declares its own variables (kubebuilder-rs before v4.16).
+    pub standalone_tests: bool,
+}
+
+impl Generation {
+    /// Reads the webhook file and its unit test, when they exist.
+    pub fn of(webhook_file: Option<&str>, test_file: Option<&str>, kind: &str) -> Self {
+        let custom_names = webhook_file.is_some_and(|text| {
+            declares_type(text, &format!("{kind}CustomDefaulter"))
+                || declares_type(text, &format!("{kind}CustomValidator"))
+        });
+        let standalone_tests =
+            test_file.is_some_and(|text| !text.lines().any(|line| line.trim_end() == "\tvar ("));
+        Self {
+            custom_names,
+            standalone_tests,
+        }
+    }
+
+    /// The name of the kind's defaulter or validator type (`role` is
+    /// `Defaulter` or `Validator`).
+    fn type_name(self, kind: &str, role: &str) -> String {
+        let custom = if self.custom_names { "Custom" } else { "" };
+        format!("{kind}{custom}{role}")
+    }
+}
+
+/// Whether `text` has a line `type <name> struct`.
+fn declares_type(text: &str, name: &str) -> bool {
+    text.lines().any(|line| {
+        let mut words = line.split_whitespace();
+        words.next() == Some("type")
+            && words.next() == Some(name)
+            && words.next().is_some_and(|w| w.starts_with("struct"))
+    })
 }
 
 /// Plans the Go side of `create webhook`.
@@ -32,7 +84,24 @@ pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
     let multigroup = project.multigroup == Some(true);
     let repo = project.repo.clone().unwrap_or_default();
     let view = ResourceView::new(resource, &repo, multigroup, false);
-    let webhook = webhook_view(options, &view, &repo, multigroup);
+    let group_dir = if multigroup {
+        resource.group.as_str()
+    } else {
+        ""
+    };
+    let read = |name: &str| {
+        let path = Path::new("internal/webhook")
+            .join(group_dir)
+            .join(&resource.version)
+            .join(format!("{}{name}", resource.kind_lower));
+        std::fs::read_to_string(ctx.dir.join(path)).ok()
+    };
+    let generation = Generation::of(
+        read("_webhook.go").as_deref(),
+        read("_webhook_test.go").as_deref(),
+        &resource.kind,
+    );
+    let webhook = webhook_view(options, &view, &repo, multigroup, generation);
 
     let templates = Templates::load(TEMPLATE_DIR, &["create-webhook"])?;
     let fragments = Fragments::load(TEMPLATE_DIR, "create-webhook")?;
@@ -41,11 +110,6 @@ pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
     context.insert("webhook", &webhook);
     context.insert("hub", &resource.version);
     context.insert("spokes", &options.spokes);
-    let group_dir = if multigroup {
-        resource.group.as_str()
-    } else {
-        ""
-    };
     let vars = [
         ("group_dir", group_dir),
         ("version", resource.version.as_str()),
@@ -70,22 +134,28 @@ pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
             });
         }
     }
-    for group in webhook_groups(options) {
+    for group in webhook_groups(options, generation) {
         fragments.plan(group, &templates, &context, &vars, plan)?;
     }
     Ok(())
 }
 
-/// The fragment groups a request needs, in the order they are planned.
-pub fn webhook_groups(options: &WebhookOptions) -> Vec<&'static str> {
+/// The fragment groups a request needs, in the order they are planned; the
+/// unit test's groups follow the shape of an existing test file.
+pub fn webhook_groups(options: &WebhookOptions, generation: Generation) -> Vec<&'static str> {
+    let (defaulting_test, validation_test) = if generation.standalone_tests {
+        ("defaulting-test-standalone", "validation-test-standalone")
+    } else {
+        ("defaulting-test", "validation-test")
+    };
     let mut groups = vec!["common"];
     for (wanted, group) in [
-        (options.defaulting, "defaulting"),
-        (options.validation, "validation"),
-        (options.conversion, "conversion"),
+        (options.defaulting, ["defaulting", defaulting_test]),
+        (options.validation, ["validation", validation_test]),
+        (options.conversion, ["conversion", ""]),
     ] {
         if wanted {
-            groups.push(group);
+            groups.extend(group.into_iter().filter(|g| !g.is_empty()));
         }
     }
     groups
@@ -128,6 +198,7 @@ fn webhook_view(
     view: &ResourceView,
     repo: &str,
     multigroup: bool,
+    generation: Generation,
 ) -> WebhookView {
     let resource: &Resource = &view.resource;
     let group_dir = if multigroup {
@@ -160,5 +231,38 @@ fn webhook_view(
             .unwrap_or_else(|| format!("/validate-{path_stem}")),
         custom_defaulting_path: options.defaulting_path.is_some(),
         custom_validation_path: options.validation_path.is_some(),
+        defaulter_type: generation.type_name(&resource.kind, "Defaulter"),
+        validator_type: generation.type_name(&resource.kind, "Validator"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_test_shape_follow_the_existing_files() {
+        let fresh = Generation::of(None, None, "Captain");
+        assert_eq!(fresh.type_name("Captain", "Defaulter"), "CaptainDefaulter");
+        assert!(!fresh.standalone_tests);
+
+        let old_webhook = "type CaptainCustomDefaulter struct {\n}\n";
+        let old_test = "var _ = Describe(\"x\", func() {\n\tContext(\"defaulting\", func() {\n\t\tvar (\n\t\t)\n\t})\n})\n";
+        let old = Generation::of(Some(old_webhook), Some(old_test), "Captain");
+        assert_eq!(
+            old.type_name("Captain", "Validator"),
+            "CaptainCustomValidator"
+        );
+        assert!(old.standalone_tests);
+
+        let kubebuilder_test = "var _ = Describe(\"x\", func() {\n\tvar (\n\t\tobj *T\n\t)\n})\n";
+        let new = Generation::of(
+            Some("type CaptainValidator struct{\n}\n"),
+            Some(kubebuilder_test),
+            "Captain",
+        );
+        assert_eq!(new.type_name("Captain", "Defaulter"), "CaptainDefaulter");
+        assert!(!new.standalone_tests);
+        assert!(!Generation::of(Some(old_webhook), None, "Admiral").custom_names);
     }
 }

@@ -124,12 +124,16 @@ impl Plugin for GoBase {
 
     fn shape_resource(
         &self,
-        _hook: Hook,
+        hook: Hook,
         project: &ProjectFile,
         flags: &Flags,
         resource: &mut Resource,
     ) -> Result<()> {
-        if let Some(external) = external_api(flags)? {
+        // A webhook for an external type PROJECT records takes the recorded
+        // path and module; --external-api-domain only picked the entry.
+        let recorded = hook == Hook::CreateWebhook && resource.external;
+        let external = if recorded { None } else { external_api(flags)? };
+        if let Some(external) = external {
             let domain = project.domain.clone().unwrap_or_default();
             resource.set_origin(Origin::External(external), &domain);
         }
