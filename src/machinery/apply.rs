@@ -2,7 +2,7 @@
 
 use super::journal::{Entry, Journal};
 use super::plan::{Action, Resolved, ResolvedFile};
-use anyhow::{Context as _, Result};
+use anyhow::{Context as _, Result, bail};
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -57,8 +57,12 @@ impl Resolved {
         }
         let mut report = ApplyReport::default();
         for (entry, file) in journal.entries.iter().zip(changed) {
-            let renamed = fs::rename(root.join(&entry.temp), root.join(&entry.target))
-                .with_context(|| format!("cannot write {}", file.path.display()));
+            let renamed = put_in_place(
+                &root.join(&entry.temp),
+                &root.join(&entry.target),
+                file.before.is_none(),
+            )
+            .with_context(|| format!("cannot write {}", file.path.display()));
             if let Err(error) = renamed {
                 undo_renames(root, &changed[..report.written.len()]);
                 journal.roll_back(root);
@@ -137,6 +141,26 @@ fn prepare(root: &Path, journal: &Journal, files: &[&ResolvedFile]) -> Result<()
     Ok(())
 }
 
+/// Moves a prepared `temp` file to `target`. A `new` file is only
+/// created, never put over one that appeared since the plan was resolved
+/// (another process, or a link planted meanwhile): that is an error, and
+/// what appeared stays as it is.
+fn put_in_place(temp: &Path, target: &Path, new: bool) -> Result<()> {
+    if !new {
+        return Ok(fs::rename(temp, target)?);
+    }
+    match fs::hard_link(temp, target) {
+        Ok(()) => Ok(fs::remove_file(temp)?),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            let _ = fs::remove_file(temp);
+            bail!("{} appeared while this command ran; it was left as it is", target.display())
+        }
+        // A file system without hard links: check, then rename.
+        Err(_) if fs::symlink_metadata(target).is_err() => Ok(fs::rename(temp, target)?),
+        Err(e) => Err(e.into()),
+    }
+}
+
 /// Gives `temp` the mode of the file it replaces (`existing`), or, for a new
 /// shell script, makes it executable.
 fn keep_mode(existing: &Path, temp: &Path, path: &Path) -> Result<()> {
@@ -209,6 +233,27 @@ mod tests {
             "keep me"
         );
         assert!(!dir.path().join("new").exists());
+    }
+
+    #[test]
+    fn a_new_file_that_appears_before_the_write_is_not_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut plan = Plan::new();
+        plan.push(Change::Create {
+            path: "PROJECT".into(),
+            contents: "new".into(),
+        });
+        let resolved = plan.resolve(dir.path(), false).unwrap();
+        // Another process creates the file after the plan was checked.
+        fs::write(dir.path().join("PROJECT"), "theirs").unwrap();
+        let err = resolved.apply().unwrap_err();
+        assert!(format!("{err:#}").contains("appeared"), "{err:#}");
+        assert_eq!(
+            fs::read_to_string(dir.path().join("PROJECT")).unwrap(),
+            "theirs"
+        );
+        let left: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 1, "{left:?}");
     }
 
     #[test]
