@@ -82,7 +82,11 @@ fn a_project_file_that_is_a_directory_or_a_dangling_link_is_refused() {
     assert_fails(&dir, &INIT, "PROJECT is a symbolic link");
     let entries: Vec<_> = fs::read_dir(&dir).unwrap().collect();
     assert_eq!(entries.len(), 1, "{entries:?}");
-    assert!(fs::symlink_metadata(dir.join("PROJECT")).unwrap().is_symlink());
+    assert!(
+        fs::symlink_metadata(dir.join("PROJECT"))
+            .unwrap()
+            .is_symlink()
+    );
 }
 
 #[test]

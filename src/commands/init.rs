@@ -60,7 +60,11 @@ fn check_not_initialised(dir: &Path) -> Result<()> {
         };
         let kind = meta.file_type();
         if kind.is_symlink() || kind.is_dir() {
-            let what = if kind.is_dir() { "a directory" } else { "a symbolic link" };
+            let what = if kind.is_dir() {
+                "a directory"
+            } else {
+                "a symbolic link"
+            };
             bail!(
                 "{} is {what}; init writes a plain file there: remove it, or run init in a new directory",
                 dir.join(name).display()

@@ -153,7 +153,10 @@ fn put_in_place(temp: &Path, target: &Path, new: bool) -> Result<()> {
         Ok(()) => Ok(fs::remove_file(temp)?),
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
             let _ = fs::remove_file(temp);
-            bail!("{} appeared while this command ran; it was left as it is", target.display())
+            bail!(
+                "{} appeared while this command ran; it was left as it is",
+                target.display()
+            )
         }
         // A file system without hard links: check, then rename.
         Err(_) if fs::symlink_metadata(target).is_err() => Ok(fs::rename(temp, target)?),

@@ -391,8 +391,8 @@ fn replace_word(text: &str, word: &str, by: &str) -> String {
     while let Some(at) = rest.find(word) {
         let (before, after) = (&rest[..at], &rest[at + word.len()..]);
         let previous = before.chars().next_back().or(out.chars().next_back());
-        let whole = !previous.is_some_and(is_word_char)
-            && !after.chars().next().is_some_and(is_word_char);
+        let whole =
+            !previous.is_some_and(is_word_char) && !after.chars().next().is_some_and(is_word_char);
         out.push_str(before);
         out.push_str(if whole { by } else { word });
         rest = after;
