@@ -134,7 +134,7 @@ fn prepare(root: &Path, journal: &Journal, files: &[&ResolvedFile]) -> Result<()
     for (entry, file) in journal.entries.iter().zip(files) {
         let temp = root.join(&entry.temp);
         let contents = file.after.as_deref().unwrap_or_default();
-        fs::write(&temp, contents)
+        write_new(&temp, contents.as_bytes())
             .with_context(|| format!("cannot write {}", file.path.display()))?;
         keep_mode(&root.join(&file.path), &temp, &file.path)?;
     }
@@ -162,6 +162,19 @@ fn put_in_place(temp: &Path, target: &Path, new: bool) -> Result<()> {
         Err(_) if fs::symlink_metadata(target).is_err() => Ok(fs::rename(temp, target)?),
         Err(e) => Err(e.into()),
     }
+}
+
+/// Writes `contents` to a file made for it at `path`: whatever a crashed
+/// run left there is removed first, and a link planted there is never
+/// followed.
+fn write_new(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let _ = fs::remove_file(path);
+    let mut file = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)?;
+    file.write_all(contents)
 }
 
 /// Gives `temp` the mode of the file it replaces (`existing`), or, for a new
@@ -257,6 +270,28 @@ mod tests {
         );
         let left: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(left.len(), 1, "{left:?}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_planted_at_a_temporary_name_is_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let victim = outside.path().join("victim");
+        fs::write(&victim, "theirs").unwrap();
+        let temp = super::Entry::new("Makefile".as_ref()).temp;
+        std::os::unix::fs::symlink(&victim, dir.path().join(temp)).unwrap();
+        let mut plan = Plan::new();
+        plan.push(Change::Create {
+            path: "Makefile".into(),
+            contents: "ours".into(),
+        });
+        plan.resolve(dir.path(), false).unwrap().apply().unwrap();
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "theirs");
+        assert_eq!(
+            fs::read_to_string(dir.path().join("Makefile")).unwrap(),
+            "ours"
+        );
     }
 
     #[test]
