@@ -46,7 +46,10 @@ impl Resolved {
     fn write_all(&self, changed: &[&ResolvedFile]) -> Result<ApplyReport> {
         let root = &self.root;
         let dirs = missing_dirs(root, changed);
-        let entries = changed.iter().map(|f| Entry::new(&f.path)).collect();
+        let entries = changed
+            .iter()
+            .map(|f| Entry::new(&link_target(root, &f.path)))
+            .collect();
         let mut journal = Journal::preparing(dirs, entries);
         journal.save(root)?;
         let prepared = prepare(root, &journal, changed).and_then(|()| journal.commit(root));
@@ -122,6 +125,23 @@ fn missing_dirs(root: &Path, files: &[&ResolvedFile]) -> Vec<PathBuf> {
         }
     }
     dirs
+}
+
+/// Where a write of `path` lands: the file itself, or, when it is a symbolic
+/// link, the file it leads to (inside the project, as planning checked), so
+/// that the link stays a link. Relative to `root`.
+fn link_target(root: &Path, path: &Path) -> PathBuf {
+    let full = root.join(path);
+    let is_link = fs::symlink_metadata(&full).is_ok_and(|m| m.file_type().is_symlink());
+    let resolved = is_link
+        .then(|| Some((fs::canonicalize(&full).ok()?, fs::canonicalize(root).ok()?)))
+        .flatten();
+    match resolved {
+        Some((target, root)) => target
+            .strip_prefix(root)
+            .map_or_else(|_| path.to_path_buf(), Path::to_path_buf),
+        None => path.to_path_buf(),
+    }
 }
 
 /// Creates the journal's directories and writes every new content to its
@@ -291,6 +311,30 @@ mod tests {
         assert_eq!(
             fs::read_to_string(dir.path().join("Makefile")).unwrap(),
             "ours"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_linked_inside_the_project_is_written_and_stays_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("real")).unwrap();
+        fs::write(dir.path().join("real/PROJECT"), "old").unwrap();
+        std::os::unix::fs::symlink("real/PROJECT", dir.path().join("PROJECT")).unwrap();
+        let mut plan = Plan::new();
+        plan.push(Change::Write {
+            path: "PROJECT".into(),
+            contents: "new".into(),
+        });
+        plan.resolve(dir.path(), false).unwrap().apply().unwrap();
+        assert!(
+            fs::symlink_metadata(dir.path().join("PROJECT"))
+                .unwrap()
+                .is_symlink()
+        );
+        assert_eq!(
+            fs::read_to_string(dir.path().join("real/PROJECT")).unwrap(),
+            "new"
         );
     }
 
