@@ -6,7 +6,8 @@ mod common;
 
 use common::sequences::{MULTIGROUP, SINGLE_GROUP};
 use common::{
-    assert_refused_in, empty_project_dir, init_project, kb, kb_ok, snapshot_tree, stderr, words,
+    assert_refused_in, empty_project_dir, init_project, kb, kb_ok, read, snapshot_tree, stderr,
+    words,
 };
 use std::path::{Path, PathBuf};
 
@@ -183,10 +184,10 @@ fn unknown_layouts_and_plugins_are_refused() {
     let project = std::fs::read_to_string(dir.join("PROJECT")).unwrap();
     std::fs::write(
         dir.join("PROJECT"),
-        project.replace("go.kubebuilder.io/v4", "go.kubebuilder.io/v3"),
+        project.replace("go.kubebuilder.io/v4", "go.kubebuilder.io/v5"),
     )
     .unwrap();
-    assert_generate_refused(&dir, &[], &["go.kubebuilder.io/v3", "go/v4"], tmp.path());
+    assert_generate_refused(&dir, &[], &["go.kubebuilder.io/v5", "go/v4"], tmp.path());
 
     std::fs::write(
         dir.join("PROJECT"),
@@ -245,4 +246,54 @@ fn a_project_that_cannot_be_replayed_changes_nothing() {
     )
     .unwrap();
     assert_generate_refused(&dir, &[], &["no `repo`"], tmp.path());
+}
+
+#[test]
+fn old_go_layouts_are_regenerated_as_go_v4() {
+    let (tmp, dir) = grown_project("ship", &[], &SINGLE_GROUP[..1]);
+    let project = std::fs::read_to_string(dir.join("PROJECT")).unwrap();
+    for old in ["v2", "v3", "v3-alpha", "v4-alpha"] {
+        let key = format!("go.kubebuilder.io/{old}");
+        let old_project = project.replace("go.kubebuilder.io/v4", &key);
+        std::fs::write(dir.join("PROJECT"), &old_project).unwrap();
+        let out = format!("new-{old}");
+        let output = kb(tmp.path())
+            .args(["alpha", "generate", "--make=false", "--input-dir", "ship"])
+            .args(["--output-dir", &out])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{key}: {}", stderr(&output));
+        assert!(stderr(&output).contains(&key), "{}", stderr(&output));
+        // The new PROJECT records go/v4; the original is left as it was.
+        let new_project = std::fs::read_to_string(tmp.path().join(&out).join("PROJECT"));
+        assert_eq!(new_project.unwrap(), project, "{key}");
+        assert_eq!(read(&dir, "PROJECT"), old_project);
+    }
+}
+
+#[test]
+fn in_place_means_the_input_dir_and_keeps_the_grafana_metrics_config() {
+    let (tmp, dir) = grown_project("ship", &[], &SINGLE_GROUP[..1]);
+    kb_ok(&dir, &["edit", "--plugins", "grafana/v1-alpha"]);
+    let config = "customMetrics:\n  - metric: ship_voyages_total\n    type: counter\n";
+    std::fs::write(dir.join("grafana/custom-metrics/config.yaml"), config).unwrap();
+    let dashboard = "grafana/custom-metrics/custom-metrics-dashboard.json";
+    assert!(!dir.join(dashboard).exists());
+
+    // Run from the parent: without --output-dir, the project is regenerated
+    // where --input-dir points, not in the current directory.
+    kb_ok(
+        tmp.path(),
+        &["alpha", "generate", "--make=false", "--input-dir", "ship"],
+    );
+    let mut entries: Vec<String> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    entries.sort();
+    assert_eq!(entries.len(), 2, "{entries:?}");
+    assert_eq!(entries[0], "ship");
+    assert!(entries[1].starts_with("ship-backup-"), "{entries:?}");
+    assert_eq!(read(&dir, "grafana/custom-metrics/config.yaml"), config);
+    assert!(read(&dir, dashboard).contains("ship_voyages_total"));
 }

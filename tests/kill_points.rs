@@ -1,9 +1,11 @@
-//! A command killed at any of its write and rename system calls leaves the
-//! old tree or the new one, at the latest once the next command has run in
-//! the directory (see src/machinery/journal.rs).
+//! A command killed at any of its write, rename, linkat and unlink system
+//! calls (a new file is put in place as a second name of its temporary
+//! file, whose first name is then removed) leaves the old tree or the new
+//! one, at the latest once the next command has run in the directory (see
+//! src/machinery/journal.rs).
 //!
-//! Each run kills `create webhook` with SIGKILL at the K-th `write` or
-//! `rename` call, by strace's fault injection, then runs a harmless command
+//! Each run kills `create webhook` with SIGKILL at the K-th call of one of
+//! those, by strace's fault injection, then runs a harmless command
 //! (`edit --plugins go/v4`), and compares the tree with the tree before and
 //! the tree a whole run produces. Needs strace, so it is ignored by a plain
 //! `cargo test` and run by `scripts/test-all`, which installs it.
@@ -62,7 +64,7 @@ fn count_calls(base: &Path, syscall: &str) -> usize {
 
 #[test]
 #[ignore = "needs strace; run by scripts/test-all"]
-fn a_kill_at_any_write_or_rename_leaves_the_old_or_the_new_tree() {
+fn a_kill_at_any_write_rename_link_or_unlink_leaves_the_old_or_the_new_tree() {
     let (_tmp, base) = empty_project_dir("ship");
     init_project(&base, &[]);
     kb_ok(
@@ -78,7 +80,7 @@ fn a_kill_at_any_write_or_rename_leaves_the_old_or_the_new_tree() {
 
     let (mut points, mut torn, mut killed) = (0, Vec::new(), 0);
     let (mut as_old, mut as_new) = (0, 0);
-    for syscall in ["write", "rename"] {
+    for syscall in ["write", "rename", "linkat", "unlink"] {
         let calls = count_calls(&base, syscall);
         assert!(calls > 3, "{syscall}: only {calls} calls");
         for when in 1..=calls {

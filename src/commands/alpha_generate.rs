@@ -31,7 +31,8 @@ pub fn run(args: &GenerateArgs, cwd: &Path) -> Result<()> {
     } else {
         None
     };
-    let original = Project::load(&input)?;
+    let mut original = Project::load(&input)?;
+    modernise_layout(&mut original.file);
     let chain = Chain::from_layout(&original.file.layout)
         .map_err(|e| anyhow::anyhow!("this tool cannot re-scaffold the project: {e}"))?;
     let output = match &args.output_dir {
@@ -45,7 +46,7 @@ pub fn run(args: &GenerateArgs, cwd: &Path) -> Result<()> {
     let staging = Staging::new()?;
     let license = chain.iter().find_map(|p| p.current_license(&input));
     let steps = replay::steps(&original.file, &chain, license, args.skip_go_version_check)?;
-    scaffold(&chain, &steps, &original.file, &staging.path)?;
+    scaffold(&chain, &steps, &original.file, &input, &staging.path)?;
     keep_unknown_keys(&original, &staging.path)?;
     let new_tree = read_tree(&staging.path, &[])?;
 
@@ -155,11 +156,13 @@ fn check_output_dir(output: &Path) -> Result<()> {
 }
 
 /// Runs `steps` in the empty directory `dir`, with the project's `chain`;
-/// optional plugins get the PROJECT sections `original` records for them.
+/// optional plugins get the PROJECT sections `original` records for them,
+/// and the user's own files of theirs kept from `input` (see [`KEPT_FILES`]).
 fn scaffold(
     chain: &Chain,
     steps: &[Step],
     original: &project::ProjectFile,
+    input: &Path,
     dir: &Path,
 ) -> Result<()> {
     for step in steps {
@@ -183,6 +186,7 @@ fn scaffold(
                     })?
             }
             Step::AddPlugin(key) => {
+                keep_user_files(key, input, dir)?;
                 let mut project = Project::load(dir)?;
                 let section = original.plugins.get(*key).cloned();
                 super::edit::plan_added_plugin(key, section, dir, &mut project)?
@@ -192,6 +196,57 @@ fn scaffold(
     }
     Ok(())
 }
+
+/// Files an optional plugin writes once for the user to edit, by plugin
+/// key: the project's copy is carried into the new scaffold before the
+/// plugin runs again, so what is made from it (the custom-metrics
+/// dashboard) is made from the user's version.
+const KEPT_FILES: [(&str, &str); 1] = [(
+    crate::plugins::grafana_v1alpha::KEY,
+    "grafana/custom-metrics/config.yaml",
+)];
+
+/// Copies the files [`KEPT_FILES`] lists for the plugin `key` from `input`
+/// to `dir`, those that exist.
+fn keep_user_files(key: &str, input: &Path, dir: &Path) -> Result<()> {
+    for (_, path) in KEPT_FILES.iter().filter(|(owner, _)| *owner == key) {
+        let bytes = match fs::read(input.join(path)) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => bail!("cannot read {}: {e}", input.join(path).display()),
+        };
+        let target = dir.join(path);
+        if let Some(parent) = target.parent() {
+            fs::create_dir_all(parent)?;
+        }
+        fs::write(&target, bytes).with_context(|| format!("cannot stage {path}"))?;
+    }
+    Ok(())
+}
+
+/// The layout keys of kubebuilder's older Go plugins, which PROJECT files
+/// made by kubebuilder before go/v4 record; `alpha generate` reads each as
+/// `go.kubebuilder.io/v4`, as kubebuilder does, so the new PROJECT says v4.
+const OLD_GO_LAYOUTS: [&str; 4] = [
+    "go.kubebuilder.io/v2",
+    "go.kubebuilder.io/v3",
+    "go.kubebuilder.io/v3-alpha",
+    "go.kubebuilder.io/v4-alpha",
+];
+
+/// Replaces the old Go layout keys of `file` with `go.kubebuilder.io/v4`
+/// and says so on standard error.
+fn modernise_layout(file: &mut project::ProjectFile) {
+    for key in &mut file.layout {
+        if OLD_GO_LAYOUTS.contains(&key.as_str()) {
+            eprintln!("Note: PROJECT's layout {key} is re-scaffolded as {GO_V4}");
+            *key = GO_V4.to_string();
+        }
+    }
+}
+
+/// The key of the Go layout this tool writes.
+const GO_V4: &str = "go.kubebuilder.io/v4";
 
 /// The chain and flags of a replayed `create api`: the project's chain
 /// with the optional plugins that took part in it, and their flags.

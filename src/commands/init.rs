@@ -35,12 +35,7 @@ pub fn run(args: &InitArgs, plugins: Option<&str>, flags: &Flags, dir: &Path) ->
     let chain = Chain::parse(plugins.unwrap_or(DEFAULT_CHAIN))?;
     flags.check_chain(&chain)?;
     let options = options_from_args(args, dir)?;
-    if dir.join(project::FILE_NAME).exists() {
-        bail!(
-            "{} already has a PROJECT file: the project is initialised; use `create api` to extend it",
-            dir.display()
-        );
-    }
+    check_not_initialised(dir)?;
     let plan = plan(&chain, &options, flags, dir)?;
     let Some(written) = carry_out(&plan, dir, args.write.force, args.write.dry_run)? else {
         return Ok(());
@@ -48,6 +43,39 @@ pub fn run(args: &InitArgs, plugins: Option<&str>, flags: &Flags, dir: &Path) ->
     super::after_write(&chain, Hook::Init, dir, flags, &written, None)?;
     if let Some(text) = chain.iter().find_map(|p| p.next_steps(Hook::Init)) {
         println!("{text}");
+    }
+    Ok(())
+}
+
+/// The files whose presence means `dir` is a project already.
+const INITIALISED_BY: [&str; 3] = [project::FILE_NAME, "Makefile", "cmd/main.go"];
+
+/// Refuses a directory that holds a PROJECT file, or a Makefile or
+/// `cmd/main.go` that is not a plain file (a link, say, that init's write
+/// would follow). Links are not followed, so a link to nothing counts too.
+fn check_not_initialised(dir: &Path) -> Result<()> {
+    for name in INITIALISED_BY {
+        let Ok(meta) = std::fs::symlink_metadata(dir.join(name)) else {
+            continue;
+        };
+        let kind = meta.file_type();
+        if kind.is_symlink() || kind.is_dir() {
+            let what = if kind.is_dir() {
+                "a directory"
+            } else {
+                "a symbolic link"
+            };
+            bail!(
+                "{} is {what}; init writes a plain file there: remove it, or run init in a new directory",
+                dir.join(name).display()
+            );
+        }
+        if name == project::FILE_NAME {
+            bail!(
+                "{} already has a PROJECT file: the project is initialised; use `create api` to extend it",
+                dir.display()
+            );
+        }
     }
     Ok(())
 }

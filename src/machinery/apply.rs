@@ -2,7 +2,7 @@
 
 use super::journal::{Entry, Journal};
 use super::plan::{Action, Resolved, ResolvedFile};
-use anyhow::{Context as _, Result};
+use anyhow::{Context as _, Result, bail};
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -46,7 +46,10 @@ impl Resolved {
     fn write_all(&self, changed: &[&ResolvedFile]) -> Result<ApplyReport> {
         let root = &self.root;
         let dirs = missing_dirs(root, changed);
-        let entries = changed.iter().map(|f| Entry::new(&f.path)).collect();
+        let entries = changed
+            .iter()
+            .map(|f| Entry::new(&link_target(root, &f.path)))
+            .collect();
         let mut journal = Journal::preparing(dirs, entries);
         journal.save(root)?;
         let prepared = prepare(root, &journal, changed).and_then(|()| journal.commit(root));
@@ -57,8 +60,12 @@ impl Resolved {
         }
         let mut report = ApplyReport::default();
         for (entry, file) in journal.entries.iter().zip(changed) {
-            let renamed = fs::rename(root.join(&entry.temp), root.join(&entry.target))
-                .with_context(|| format!("cannot write {}", file.path.display()));
+            let renamed = put_in_place(
+                &root.join(&entry.temp),
+                &root.join(&entry.target),
+                file.before.is_none(),
+            )
+            .with_context(|| format!("cannot write {}", file.path.display()));
             if let Err(error) = renamed {
                 undo_renames(root, &changed[..report.written.len()]);
                 journal.roll_back(root);
@@ -120,6 +127,23 @@ fn missing_dirs(root: &Path, files: &[&ResolvedFile]) -> Vec<PathBuf> {
     dirs
 }
 
+/// Where a write of `path` lands: the file itself, or, when it is a symbolic
+/// link, the file it leads to (inside the project, as planning checked), so
+/// that the link stays a link. Relative to `root`.
+fn link_target(root: &Path, path: &Path) -> PathBuf {
+    let full = root.join(path);
+    let is_link = fs::symlink_metadata(&full).is_ok_and(|m| m.file_type().is_symlink());
+    let resolved = is_link
+        .then(|| Some((fs::canonicalize(&full).ok()?, fs::canonicalize(root).ok()?)))
+        .flatten();
+    match resolved {
+        Some((target, root)) => target
+            .strip_prefix(root)
+            .map_or_else(|_| path.to_path_buf(), Path::to_path_buf),
+        None => path.to_path_buf(),
+    }
+}
+
 /// Creates the journal's directories and writes every new content to its
 /// temporary file, with the mode the file will have.
 fn prepare(root: &Path, journal: &Journal, files: &[&ResolvedFile]) -> Result<()> {
@@ -130,11 +154,47 @@ fn prepare(root: &Path, journal: &Journal, files: &[&ResolvedFile]) -> Result<()
     for (entry, file) in journal.entries.iter().zip(files) {
         let temp = root.join(&entry.temp);
         let contents = file.after.as_deref().unwrap_or_default();
-        fs::write(&temp, contents)
+        write_new(&temp, contents.as_bytes())
             .with_context(|| format!("cannot write {}", file.path.display()))?;
         keep_mode(&root.join(&file.path), &temp, &file.path)?;
     }
     Ok(())
+}
+
+/// Moves a prepared `temp` file to `target`. A `new` file is only
+/// created, never put over one that appeared since the plan was resolved
+/// (another process, or a link planted meanwhile): that is an error, and
+/// what appeared stays as it is.
+fn put_in_place(temp: &Path, target: &Path, new: bool) -> Result<()> {
+    if !new {
+        return Ok(fs::rename(temp, target)?);
+    }
+    match fs::hard_link(temp, target) {
+        Ok(()) => Ok(fs::remove_file(temp)?),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            let _ = fs::remove_file(temp);
+            bail!(
+                "{} appeared while this command ran; it was left as it is",
+                target.display()
+            )
+        }
+        // A file system without hard links: check, then rename.
+        Err(_) if fs::symlink_metadata(target).is_err() => Ok(fs::rename(temp, target)?),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Writes `contents` to a file made for it at `path`: whatever a crashed
+/// run left there is removed first, and a link planted there is never
+/// followed.
+fn write_new(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let _ = fs::remove_file(path);
+    let mut file = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)?;
+    file.write_all(contents)
 }
 
 /// Gives `temp` the mode of the file it replaces (`existing`), or, for a new
@@ -209,6 +269,73 @@ mod tests {
             "keep me"
         );
         assert!(!dir.path().join("new").exists());
+    }
+
+    #[test]
+    fn a_new_file_that_appears_before_the_write_is_not_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut plan = Plan::new();
+        plan.push(Change::Create {
+            path: "PROJECT".into(),
+            contents: "new".into(),
+        });
+        let resolved = plan.resolve(dir.path(), false).unwrap();
+        // Another process creates the file after the plan was checked.
+        fs::write(dir.path().join("PROJECT"), "theirs").unwrap();
+        let err = resolved.apply().unwrap_err();
+        assert!(format!("{err:#}").contains("appeared"), "{err:#}");
+        assert_eq!(
+            fs::read_to_string(dir.path().join("PROJECT")).unwrap(),
+            "theirs"
+        );
+        let left: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 1, "{left:?}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_planted_at_a_temporary_name_is_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let victim = outside.path().join("victim");
+        fs::write(&victim, "theirs").unwrap();
+        let temp = super::Entry::new("Makefile".as_ref()).temp;
+        std::os::unix::fs::symlink(&victim, dir.path().join(temp)).unwrap();
+        let mut plan = Plan::new();
+        plan.push(Change::Create {
+            path: "Makefile".into(),
+            contents: "ours".into(),
+        });
+        plan.resolve(dir.path(), false).unwrap().apply().unwrap();
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "theirs");
+        assert_eq!(
+            fs::read_to_string(dir.path().join("Makefile")).unwrap(),
+            "ours"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_linked_inside_the_project_is_written_and_stays_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("real")).unwrap();
+        fs::write(dir.path().join("real/PROJECT"), "old").unwrap();
+        std::os::unix::fs::symlink("real/PROJECT", dir.path().join("PROJECT")).unwrap();
+        let mut plan = Plan::new();
+        plan.push(Change::Write {
+            path: "PROJECT".into(),
+            contents: "new".into(),
+        });
+        plan.resolve(dir.path(), false).unwrap().apply().unwrap();
+        assert!(
+            fs::symlink_metadata(dir.path().join("PROJECT"))
+                .unwrap()
+                .is_symlink()
+        );
+        assert_eq!(
+            fs::read_to_string(dir.path().join("real/PROJECT")).unwrap(),
+            "new"
+        );
     }
 
     #[test]

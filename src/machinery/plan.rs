@@ -132,6 +132,7 @@ impl Plan {
             file.after = file.after.take().map(|text| text.replace('\n', "\r\n"));
         }
         check_parents(root, &files)?;
+        check_links(root, &files)?;
         Ok(Resolved {
             root: root.to_path_buf(),
             files,
@@ -345,6 +346,48 @@ fn check_parents(root: &Path, files: &[ResolvedFile]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Refuses to write a file whose path goes through a symbolic link that
+/// leads outside `root` (or nowhere): the write would land outside the
+/// project. Links that stay inside the project are followed as usual.
+fn check_links(root: &Path, files: &[ResolvedFile]) -> Result<()> {
+    let Ok(inside) = fs::canonicalize(root) else {
+        // A root that does not exist yet holds no links.
+        return Ok(());
+    };
+    for file in files.iter().filter(|f| f.is_changed()) {
+        let mut current = root.to_path_buf();
+        for part in file.path.components() {
+            current.push(part);
+            match fs::symlink_metadata(&current) {
+                Ok(meta) if meta.file_type().is_symlink() => {
+                    check_link_target(&current, &inside, root, &file.path)?;
+                }
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks that the symbolic link `link` resolves to a path inside `inside`
+/// (the project root, resolved); `path` is the file being written.
+fn check_link_target(link: &Path, inside: &Path, root: &Path, path: &Path) -> Result<()> {
+    let shown = link.strip_prefix(root).unwrap_or(link).display();
+    match fs::canonicalize(link) {
+        Ok(target) if target.starts_with(inside) => Ok(()),
+        Ok(target) => bail!(
+            "cannot write {}: {shown} is a symbolic link to {}, outside the project; nothing was written",
+            path.display(),
+            target.display()
+        ),
+        Err(_) => bail!(
+            "cannot write {}: {shown} is a symbolic link to a missing path; nothing was written",
+            path.display()
+        ),
+    }
 }
 
 /// A plan resolved against the disk: the content of every file before and after.
@@ -583,6 +626,38 @@ mod tests {
         assert!(err.to_string().contains("already exists"), "{err}");
         let resolved = plan.resolve(dir.path(), true).unwrap();
         assert_eq!(resolved.files[0].action(), Action::Update);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn writing_through_a_link_that_leaves_the_project_is_refused() {
+        use std::os::unix::fs::symlink;
+        let outside = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("inner")).unwrap();
+        symlink(dir.path().join("inner"), dir.path().join("near")).unwrap();
+        symlink(outside.path(), dir.path().join("config")).unwrap();
+        fs::write(outside.path().join("x.go"), "old").unwrap();
+        symlink(outside.path().join("x.go"), dir.path().join("x.go")).unwrap();
+        symlink(dir.path().join("gone"), dir.path().join("dangling.go")).unwrap();
+        let plan_for = |path: &str| {
+            let mut plan = Plan::new();
+            plan.push(Change::Write {
+                path: path.into(),
+                contents: "new".into(),
+            });
+            plan.resolve(dir.path(), false)
+        };
+        assert!(plan_for("near/file.yaml").is_ok());
+        for (path, needle) in [
+            ("config/rbac/role.yaml", "config is a symbolic link to"),
+            ("x.go", "outside the project"),
+            ("dangling.go", "a missing path"),
+        ] {
+            let err = plan_for(path).unwrap_err().to_string();
+            assert!(err.contains(needle), "{path}: {err}");
+        }
+        assert_eq!(fs::read_dir(outside.path()).unwrap().count(), 1);
     }
 
     #[test]

@@ -107,6 +107,7 @@ impl Project {
     /// Reads `<dir>/PROJECT`. A missing file gets an error that says to run `init`.
     pub fn load(dir: &Path) -> Result<Self> {
         let path = dir.join(FILE_NAME);
+        check_readable(&path)?;
         let text = std::fs::read_to_string(&path).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => anyhow::anyhow!(
                 "no PROJECT file in {}; run `kubebuilder-rs init` first",
@@ -123,6 +124,26 @@ impl Project {
         let value = serde_norway::to_value(&self.file).context("cannot encode PROJECT")?;
         Ok(format!("{}{}", self.header, yaml::to_string(&value)))
     }
+}
+
+/// Refuses a PROJECT path that holds something other than a file (followed
+/// through a link): a directory, a link to nothing, a pipe. A missing path
+/// passes, so the caller can say to run `init`.
+fn check_readable(path: &Path) -> Result<()> {
+    let Ok(link) = std::fs::symlink_metadata(path) else {
+        return Ok(());
+    };
+    let what = match std::fs::metadata(path) {
+        Ok(meta) if meta.is_file() => return Ok(()),
+        Ok(meta) if meta.is_dir() => "a directory",
+        Ok(_) => "not a regular file",
+        Err(_) if link.file_type().is_symlink() => "a symbolic link to a missing file",
+        Err(e) => bail!("cannot read {}: {e}", path.display()),
+    };
+    bail!(
+        "{} is {what}; PROJECT must be a file (remove it, or run `kubebuilder-rs init` in a new directory)",
+        path.display()
+    )
 }
 
 #[cfg(test)]

@@ -389,9 +389,29 @@ fn go_header(boilerplate: &str) -> String {
     if trimmed.is_empty() {
         String::new()
     } else {
-        let with_year = trimmed.replace(YEAR_PLACEHOLDER, &current_year().to_string());
+        let with_year = replace_word(trimmed, YEAR_PLACEHOLDER, &current_year().to_string());
         format!("{with_year}\n\n")
     }
+}
+
+/// `text` with every `word` that stands as a whole word (no ASCII letter,
+/// digit or `_` right before or after it, as kubebuilder's `\bYEAR\b`)
+/// replaced by `by`: `YEARLY` stays as it is.
+fn replace_word(text: &str, word: &str, by: &str) -> String {
+    let is_word_char = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(word) {
+        let (before, after) = (&rest[..at], &rest[at + word.len()..]);
+        let previous = before.chars().next_back().or(out.chars().next_back());
+        let whole =
+            !previous.is_some_and(is_word_char) && !after.chars().next().is_some_and(is_word_char);
+        out.push_str(before);
+        out.push_str(if whole { by } else { word });
+        rest = after;
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The current year (UTC), for copyright lines.
@@ -419,6 +439,14 @@ mod tests {
         assert_eq!(
             go_header("// Copyright YEAR.\n"),
             format!("// Copyright {year}.\n\n")
+        );
+    }
+
+    #[test]
+    fn only_whole_words_are_replaced() {
+        assert_eq!(
+            replace_word("YEAR YEARLY MYYEAR YEAR_1 (YEAR) YEARYEAR", "YEAR", "2026"),
+            "2026 YEARLY MYYEAR YEAR_1 (2026) YEARYEAR"
         );
     }
 }
