@@ -5,6 +5,7 @@ pub mod cluster;
 pub mod deploy_image;
 pub mod grafana;
 pub mod kubebuilder;
+pub mod same_scaffold;
 pub mod sequences;
 
 use assert_cmd::Command;
