@@ -1,7 +1,8 @@
 //! `scripts/check-versions` against a stand-in `go` command that answers
 //! from canned release lists, so the test needs no network: which pins it
 //! calls current or behind (and by how much), that pre-releases do not count,
-//! and the notes about a newer Go and Kubernetes' etcd.
+//! the notes about a newer Go and Kubernetes' etcd, and whether kubebuilder
+//! has a release newer than the one kubebuilder-rs follows.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -36,6 +37,7 @@ kustomize = "v5.8.2"
 golangci_lint = "v2.15.0"
 ginkgo = "v2.34.0"
 gomega = "v1.44.0"
+kubebuilder = "v4.16.0"
 "#;
 
 /// Release lists by module, as the proxy would list them.
@@ -56,6 +58,10 @@ const RELEASES: &[(&str, &str)] = &[
     ("github.com/golangci/golangci-lint/v2", "v2.15.0 v3.0.0"),
     ("github.com/onsi/ginkgo/v2", "v2.34.0"),
     ("github.com/onsi/gomega", "v1.44.0"),
+    (
+        "sigs.k8s.io/kubebuilder/v4",
+        "v4.15.0 v4.16.0 v4.17.0-rc.1 v4.17.0",
+    ),
 ];
 
 /// go.mod files the stub serves for `go mod download -json`.
@@ -177,6 +183,33 @@ fn reports_each_pin_as_current_or_behind_by_how_much() {
     );
     assert!(
         !line(&stdout, "controller_runtime").contains("needs go"),
+        "{stdout}"
+    );
+    let kubebuilder = line(&stdout, "kubebuilder");
+    assert!(
+        kubebuilder.contains("v4.17.0")
+            && kubebuilder.contains("behind by a minor release (1 newer)")
+            && kubebuilder
+                .contains("kubebuilder-rs follows v4.16.0: compare its scaffold with v4.17.0"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn says_nothing_more_when_kubebuilder_has_no_newer_release() {
+    let releases: Vec<_> = RELEASES
+        .iter()
+        .map(|&(module, versions)| match module {
+            "sigs.k8s.io/kubebuilder/v4" => (module, "v4.15.0 v4.16.0 v4.17.0-alpha.1"),
+            _ => (module, versions),
+        })
+        .collect();
+    let output = Stub::new(&releases).run();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(output.status.success(), "{stdout}");
+    let kubebuilder = line(&stdout, "kubebuilder");
+    assert!(
+        kubebuilder.contains("current") && !kubebuilder.contains("follows"),
         "{stdout}"
     );
 }

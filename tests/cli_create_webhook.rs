@@ -350,3 +350,24 @@ fn the_project_entry_of_the_kind_is_used_and_picked_by_domain() {
     );
     assert!(!example_org.contains("webhooks:"), "{project}");
 }
+
+#[test]
+fn a_multigroup_conversion_patch_is_named_after_group_and_plural() {
+    let (_tmp, dir) = empty_project_dir("guestbook");
+    init_project(&dir, &["--multigroup"]);
+    for line in [
+        "create api --group crew --version v1 --kind Captain",
+        "create api --group crew --version v2 --kind Captain --controller=false",
+        "create webhook --group crew --version v1 --kind Captain --conversion --spoke v2",
+    ] {
+        kb_ok(&dir, &words(line));
+    }
+    let patches = dir.join("config/crd/patches");
+    assert!(patches.join("webhook_in_crew_captains.yaml").is_file());
+    assert!(!patches.join("webhook_in_captains.yaml").exists());
+    let crd = std::fs::read_to_string(dir.join("config/crd/kustomization.yaml")).unwrap();
+    assert!(
+        crd.contains("- path: patches/webhook_in_crew_captains.yaml\n"),
+        "{crd}"
+    );
+}

@@ -90,12 +90,12 @@ impl Plugin for Kustomize {
         }
         let templates = Templates::load(TEMPLATE_DIR, &["create-api"])?;
         let fragments = Fragments::load(TEMPLATE_DIR, "create-api")?;
-        let (context, rbac_prefix) = resource_context(ctx.project, ctx.resource);
+        let (context, group_prefix) = resource_context(ctx.project, ctx.resource);
         let vars = [
             ("group", ctx.resource.group.as_str()),
             ("version", ctx.resource.version.as_str()),
             ("kind", ctx.resource.kind_lower.as_str()),
-            ("rbac_prefix", rbac_prefix.as_str()),
+            ("group_prefix", group_prefix.as_str()),
         ];
         for template in templates.tree("create-api/resource") {
             let contents = templates.render(&template.name, &context)?;
@@ -108,9 +108,12 @@ impl Plugin for Kustomize {
     fn create_webhook(&self, ctx: &WebhookContext, out: &mut Output) -> Result<()> {
         let templates = Templates::load(TEMPLATE_DIR, &["create-webhook"])?;
         let fragments = Fragments::load(TEMPLATE_DIR, "create-webhook")?;
-        let (mut context, _) = resource_context(ctx.project, ctx.resource);
+        let (mut context, group_prefix) = resource_context(ctx.project, ctx.resource);
         context.insert("manager_webhook_port", &ctx.manager_webhook_port);
-        let vars = [("plural", ctx.resource.plural.as_str())];
+        let vars = [
+            ("group_prefix", group_prefix.as_str()),
+            ("plural", ctx.resource.plural.as_str()),
+        ];
         for template in templates.tree("create-webhook/webhook") {
             let contents = templates.render(&template.name, &context)?;
             out.plan.push(Change::CreateIfMissing {
@@ -182,18 +185,18 @@ fn base_context(project: &ProjectFile) -> Context {
     context
 }
 
-/// The context of a resource's templates, and the prefix of its role files
-/// (`<group>_` in multigroup projects).
+/// The context of a resource's templates, and the prefix of its role and
+/// CRD conversion patch file names (`<group>_` in multigroup projects).
 fn resource_context(project: &ProjectFile, resource: &Resource) -> (Context, String) {
     let mut context = base_context(project);
-    let rbac_prefix = if project.multigroup == Some(true) {
+    let group_prefix = if project.multigroup == Some(true) && !resource.group.is_empty() {
         format!("{}_", resource.group)
     } else {
         String::new()
     };
     context.insert("resource", resource);
-    context.insert("rbac_prefix", &rbac_prefix);
-    (context, rbac_prefix)
+    context.insert("group_prefix", &group_prefix);
+    (context, group_prefix)
 }
 
 /// Creates a file; files shared by several resources are only created when missing.
