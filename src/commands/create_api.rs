@@ -18,7 +18,8 @@ pub fn run(args: &ApiArgs, plugins: Option<&str>, flags: &Flags, dir: &Path) -> 
     super::validate_resource(&args.api)?;
     let resource = resource(&chain, &project, args, flags)?;
     let asks = !chain.iter().any(|p| p.scaffolds_api_and_controller());
-    let options = options_from_args(args, &resource, asks)?;
+    let mut options = options_from_args(args, &resource, asks)?;
+    options.ssa |= options.resource && records_ssa(&project, &resource);
     let plan = plan(&chain, dir, &mut project, &resource, &options, flags)?;
     let Some(written) = carry_out(&plan, dir, args.write.force, args.write.dry_run)? else {
         return Ok(());
@@ -98,6 +99,11 @@ fn options_from_args(args: &ApiArgs, resource: &Resource, asks: bool) -> Result<
     if !create_resource && !controller {
         bail!("nothing to scaffold: --resource=false and --controller=false; ask for at least one");
     }
+    if args.ssa && !create_resource {
+        bail!(
+            "--ssa applies to the API type this command creates: drop --ssa, or drop --resource=false"
+        );
+    }
     Ok(ApiOptions {
         resource: create_resource,
         controller,
@@ -105,6 +111,14 @@ fn options_from_args(args: &ApiArgs, resource: &Resource, asks: bool) -> Result<
         ssa: args.ssa,
         force: args.write.force,
     })
+}
+
+/// Whether PROJECT records `resource` as created with `--ssa`: scaffolding
+/// its type again keeps it (apply configurations cannot be turned off).
+fn records_ssa(project: &Project, resource: &Resource) -> bool {
+    bookkeeping::entry(&project.file, resource)
+        .and_then(|entry| entry.api.as_ref())
+        .is_some_and(|api| api.ssa == Some(true))
 }
 
 /// Asks a yes/no question when a terminal is attached; answers yes otherwise.
