@@ -526,3 +526,26 @@ fn ssa_without_a_resource_is_refused() {
     .concat();
     assert_refused(&dir, &args, &["--ssa", "--resource=false"]);
 }
+
+/// A types file of the package that PROJECT does not record cannot be told
+/// apart: it is left alone and named in a note.
+#[test]
+fn ssa_names_the_package_kinds_project_does_not_record() {
+    let (_tmp, dir) = project();
+    create_api_ok(&dir, &words("--group crew --version v1 --kind FirstMate"));
+    let stray = common::read(&dir, "api/v1/firstmate_types.go").replace("FirstMate", "Stray");
+    std::fs::write(dir.join("api/v1/stray_types.go"), &stray).unwrap();
+    let output = create_api(
+        &dir,
+        &words("--group crew --version v1 --kind Captain --ssa"),
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let said = stdout(&output);
+    let note = said
+        .lines()
+        .find(|line| line.starts_with("Not recorded in PROJECT"))
+        .unwrap_or_else(|| panic!("no note: {said}"));
+    assert!(note.contains(": api/v1/stray_types.go."), "{note}");
+    assert!(!note.contains("firstmate_types.go"), "{note}");
+    assert_eq!(common::read(&dir, "api/v1/stray_types.go"), stray);
+}

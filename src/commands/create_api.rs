@@ -2,7 +2,6 @@
 
 use super::{carry_out, plan_project_file, project_chain};
 use crate::cli::ApiArgs;
-use crate::machinery::Plan;
 use crate::plugins::{ApiContext, Chain, Flags, Hook, Output};
 use crate::project::Project;
 use crate::project::bookkeeping::{self, ApiOptions};
@@ -20,10 +19,13 @@ pub fn run(args: &ApiArgs, plugins: Option<&str>, flags: &Flags, dir: &Path) -> 
     let asks = !chain.iter().any(|p| p.scaffolds_api_and_controller());
     let mut options = options_from_args(args, &resource, asks)?;
     options.ssa |= options.resource && records_ssa(&project, &resource);
-    let plan = plan(&chain, dir, &mut project, &resource, &options, flags)?;
-    let Some(written) = carry_out(&plan, dir, args.write.force, args.write.dry_run)? else {
+    let out = plan(&chain, dir, &mut project, &resource, &options, flags)?;
+    let Some(written) = carry_out(&out.plan, dir, args.write.force, args.write.dry_run)? else {
         return Ok(());
     };
+    for note in &out.notes {
+        println!("\n{note}");
+    }
     super::after_write(
         &chain,
         Hook::CreateApi,
@@ -53,7 +55,8 @@ fn resource(chain: &Chain, project: &Project, args: &ApiArgs, flags: &Flags) -> 
 }
 
 /// Checks `options` for `resource` against PROJECT, runs every plugin of
-/// `chain`, and records the resource: the plan, PROJECT's new content included.
+/// `chain`, and records the resource: the plan, PROJECT's new content
+/// included, and the plugins' notes.
 pub(crate) fn plan(
     chain: &Chain,
     dir: &Path,
@@ -61,7 +64,7 @@ pub(crate) fn plan(
     resource: &Resource,
     options: &ApiOptions,
     flags: &Flags,
-) -> Result<Plan> {
+) -> Result<Output> {
     bookkeeping::check_api(&project.file, resource, options)?;
     let mut out = Output::default();
     let ctx = ApiContext {
@@ -76,7 +79,7 @@ pub(crate) fn plan(
     }
     bookkeeping::record_api(&mut project.file, resource, options);
     plan_project_file(project, &mut out, false)?;
-    Ok(out.plan)
+    Ok(out)
 }
 
 /// Checks the flags and turns them into options; an external type gets no

@@ -113,7 +113,7 @@ fn untracked_kinds_note(dir: &Path, package: &Path, known: &[PathBuf]) -> Option
     }
     untracked.sort();
     Some(format!(
-        "{} hold kinds that PROJECT does not record: controller-gen now writes apply configurations for them too; add `{}` above a kind's `+kubebuilder:object:root=true` to leave it out.",
+        "Not recorded in PROJECT, so left without an opt-out: {}. controller-gen now writes apply configurations for their kinds too; add `{}` above a kind's `+kubebuilder:object:root=true` to leave it out.",
         untracked.join(", "),
         OPT_OUT.0
     ))
