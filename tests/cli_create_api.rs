@@ -359,3 +359,193 @@ fn multigroup_paths_and_names() {
         "{crd}"
     );
 }
+
+/// The manifests recipe before and after the first `--ssa` API.
+const MANIFESTS_RECIPE: (&str, &str) = (
+    "\t\"$(CONTROLLER_GEN)\" rbac:roleName=manager-role crd webhook paths=\"./...\"",
+    "\t\"$(CONTROLLER_GEN)\" rbac:roleName=manager-role crd webhook applyconfiguration:headerFile=\"hack/boilerplate.go.txt\" paths=\"./...\"",
+);
+
+/// The lines of `text` from the one holding `start` through the one holding
+/// `end`, for comparing a block of markers.
+fn lines_between(text: &str, start: &str, end: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let first = lines.iter().position(|l| l.contains(start)).unwrap();
+    let last = first + lines[first..].iter().position(|l| l.contains(end)).unwrap();
+    lines[first..=last].join("\n")
+}
+
+/// `--ssa` as kubebuilder v4.16 scaffolds it: the package opted in below
+/// `+kubebuilder:object:generate=true`, `+genclient` markers on the kind,
+/// the generator added to `make manifests` (not `make generate`) by the
+/// first `--ssa` API only, and later kinds of the package opted out.
+#[test]
+fn ssa_marks_the_package_and_kind_and_adds_the_generator_to_manifests() {
+    let (_tmp, dir) = project();
+    let makefile = std::fs::read_to_string(dir.join("Makefile")).unwrap();
+    assert!(makefile.contains(MANIFESTS_RECIPE.0), "{makefile}");
+    assert!(!makefile.contains("applyconfiguration"), "{makefile}");
+
+    create_api_ok(
+        &dir,
+        &words("--group crew --version v1 --kind Captain --ssa"),
+    );
+    let group = common::read(&dir, "api/v1/groupversion_info.go");
+    assert!(
+        group.contains("// +kubebuilder:object:generate=true\n// +kubebuilder:ac:generate=true\n// +groupName=crew.example.com\n"),
+        "{group}"
+    );
+    let captain = common::read(&dir, "api/v1/captain_types.go");
+    assert_eq!(
+        lines_between(&captain, "+genclient", "// Captain is"),
+        "// +genclient\n// +kubebuilder:ac:generate=true\n// +kubebuilder:object:root=true\n// +kubebuilder:subresource:status\n\n// Captain is the Schema for the captains API."
+    );
+    let makefile = common::read(&dir, "Makefile");
+    assert!(makefile.contains(MANIFESTS_RECIPE.1), "{makefile}");
+    assert!(
+        makefile.contains("manifests: controller-gen ## Regenerate CRDs, RBAC roles, webhook configurations and apply configurations"),
+        "{makefile}"
+    );
+    assert_eq!(
+        makefile.matches("applyconfiguration").count(),
+        1,
+        "{makefile}"
+    );
+
+    // A cluster-scoped kind with --ssa in another package: +genclient:nonNamespaced;
+    // the Makefile already has the generator.
+    create_api_ok(
+        &dir,
+        &words("--group crew --version v2 --kind Admiral --ssa --namespaced=false"),
+    );
+    let admiral = common::read(&dir, "api/v2/admiral_types.go");
+    assert_eq!(
+        lines_between(&admiral, "+genclient", "scope=Cluster"),
+        "// +genclient\n// +genclient:nonNamespaced\n// +kubebuilder:ac:generate=true\n// +kubebuilder:object:root=true\n// +kubebuilder:subresource:status\n// +kubebuilder:resource:scope=Cluster"
+    );
+    assert_eq!(common::read(&dir, "Makefile"), makefile);
+
+    // A kind without --ssa beside an --ssa one opts out of the package's generation.
+    create_api_ok(&dir, &words("--group crew --version v1 --kind FirstMate"));
+    let mate = common::read(&dir, "api/v1/firstmate_types.go");
+    assert!(
+        mate.contains("}\n\n// +kubebuilder:ac:generate=false\n// +kubebuilder:object:root=true\n"),
+        "{mate}"
+    );
+    assert!(!mate.contains("+genclient"), "{mate}");
+    assert_eq!(
+        common::read(&dir, "api/v1/groupversion_info.go"),
+        group,
+        "a kind without --ssa leaves the package marker alone"
+    );
+
+    // Scaffolding an --ssa type again keeps --ssa, as PROJECT records it.
+    create_api_ok(
+        &dir,
+        &words("--group crew --version v1 --kind Captain --controller=false --force"),
+    );
+    let project = common::read(&dir, "PROJECT");
+    assert!(project.contains("    ssa: true\n"), "{project}");
+    assert!(common::read(&dir, "api/v1/captain_types.go").contains("// +genclient\n"));
+}
+
+/// An `--ssa` API added to a package whose kinds were created without it:
+/// those kinds opt out, inserted without touching any other byte, and the
+/// existing `groupversion_info.go` gets the package marker.
+#[test]
+fn ssa_after_other_kinds_opts_them_out_and_keeps_every_other_byte() {
+    let (_tmp, dir) = project();
+    create_api_ok(&dir, &words("--group crew --version v1 --kind FirstMate"));
+    create_api_ok(
+        &dir,
+        &words("--group crew --version v2 --kind FirstMate --controller=false"),
+    );
+    let before_v1 = common::read(&dir, "api/v1/firstmate_types.go");
+    let before_v2 = common::read(&dir, "api/v2/firstmate_types.go");
+    let group_before = common::read(&dir, "api/v1/groupversion_info.go");
+    create_api_ok(
+        &dir,
+        &words("--group crew --version v1 --kind Captain --ssa"),
+    );
+
+    let marker = "// +kubebuilder:object:root=true\n";
+    let expected = before_v1.replacen(
+        marker,
+        &format!("// +kubebuilder:ac:generate=false\n{marker}"),
+        1,
+    );
+    assert_eq!(common::read(&dir, "api/v1/firstmate_types.go"), expected);
+    assert_eq!(
+        common::read(&dir, "api/v2/firstmate_types.go"),
+        before_v2,
+        "another version is another package"
+    );
+    let generate = "// +kubebuilder:object:generate=true\n";
+    assert_eq!(
+        common::read(&dir, "api/v1/groupversion_info.go"),
+        group_before.replacen(
+            generate,
+            &format!("{generate}// +kubebuilder:ac:generate=true\n"),
+            1
+        )
+    );
+    assert!(common::read(&dir, "Makefile").contains(MANIFESTS_RECIPE.1));
+}
+
+/// A Makefile that already generates apply configurations (`make generate`
+/// of projects made before) is left as it is.
+#[test]
+fn a_makefile_that_generates_apply_configurations_is_left_alone() {
+    let (_tmp, dir) = project();
+    let makefile = common::read(&dir, "Makefile").replace(
+        "year=$(YEAR) paths",
+        "year=$(YEAR) applyconfiguration:headerFile=\"hack/boilerplate.go.txt\" paths",
+    );
+    std::fs::write(dir.join("Makefile"), &makefile).unwrap();
+    create_api_ok(
+        &dir,
+        &words("--group crew --version v1 --kind Captain --ssa"),
+    );
+    assert_eq!(common::read(&dir, "Makefile"), makefile);
+}
+
+#[test]
+fn ssa_without_a_resource_is_refused() {
+    let (_tmp, dir) = project();
+    create_api_ok(&dir, CAPTAIN);
+    let args = [
+        CAPTAIN,
+        &[
+            "--resource=false",
+            "--controller",
+            "--controller-name",
+            "backup",
+            "--ssa",
+        ],
+    ]
+    .concat();
+    assert_refused(&dir, &args, &["--ssa", "--resource=false"]);
+}
+
+/// A types file of the package that PROJECT does not record cannot be told
+/// apart: it is left alone and named in a note.
+#[test]
+fn ssa_names_the_package_kinds_project_does_not_record() {
+    let (_tmp, dir) = project();
+    create_api_ok(&dir, &words("--group crew --version v1 --kind FirstMate"));
+    let stray = common::read(&dir, "api/v1/firstmate_types.go").replace("FirstMate", "Stray");
+    std::fs::write(dir.join("api/v1/stray_types.go"), &stray).unwrap();
+    let output = create_api(
+        &dir,
+        &words("--group crew --version v1 --kind Captain --ssa"),
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let said = stdout(&output);
+    let note = said
+        .lines()
+        .find(|line| line.starts_with("Not recorded in PROJECT"))
+        .unwrap_or_else(|| panic!("no note: {said}"));
+    assert!(note.contains(": api/v1/stray_types.go."), "{note}");
+    assert!(!note.contains("firstmate_types.go"), "{note}");
+    assert_eq!(common::read(&dir, "api/v1/stray_types.go"), stray);
+}

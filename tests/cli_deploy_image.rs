@@ -71,9 +71,11 @@ fn the_quick_start_kind_runs_its_image_with_command_port_and_user() {
         &[
             "memcachedImageEnvVar = \"MEMCACHED_IMAGE\"",
             "Command:         []string{\"memcached\", \"--memory-limit=64\", \"-o\", \"modern\", \"-v\"}",
-            "ContainerPort: memcached.Spec.ContainerPort",
-            "RunAsUser:                ptr.To(int64(1001))",
-            "RunAsNonRoot:             ptr.To(true)",
+            // The port is named after the container through its constant, so
+            // golangci-lint's goconst does not count the name three times.
+            "Name:          memcachedContainerName,\n\t\t\tContainerPort: memcached.Spec.ContainerPort,",
+            "RunAsUser:                new(int64(1001))",
+            "RunAsNonRoot:             new(true)",
             "SeccompProfileTypeRuntimeDefault",
             "Drop: []corev1.Capability{\"ALL\"}",
             "memcachedFinalizer = \"cache.example.com/finalizer\"",
@@ -88,7 +90,10 @@ fn the_quick_start_kind_runs_its_image_with_command_port_and_user() {
             "// +kubebuilder:rbac:groups=cache.example.com,resources=memcacheds/finalizers,verbs=update",
         ],
     );
+    // As kubebuilder v4.16 writes it: Go 1.26's new(value) instead of k8s.io/utils/ptr.
+    assert!(!controller.contains("k8s.io/utils/ptr"), "{controller}");
     let test = read(&dir, "internal/controller/memcached_controller_test.go");
+    assert!(!test.contains("k8s.io/utils/ptr"), "{test}");
     assert_holds(
         "memcached_controller_test.go",
         &test,
@@ -233,6 +238,7 @@ fn bad_values_are_refused_in_one_line_and_nothing_is_written() {
             &["--image", "x:1", "--controller-name", "other"],
             &["drop --controller-name other"],
         ),
+        (&["--image", "x:1", "--ssa"], &["drop --ssa"]),
     ] {
         let all: Vec<&str> = plugin.iter().chain(args).copied().collect();
         assert_refused(&dir, &create, &all, needles);
@@ -250,6 +256,28 @@ fn bad_values_are_refused_in_one_line_and_nothing_is_written() {
         &plugin,
         &["takes part in `create api` only"],
     );
+}
+
+/// A kind of a package where another kind has `--ssa` opts out of the
+/// package's apply configurations, as go/v4's own kinds do.
+#[test]
+fn a_kind_beside_an_ssa_kind_opts_out_of_apply_configurations() {
+    let (_tmp, dir) = empty_project_dir("memcached-operator");
+    init_project(&dir, &[]);
+    kb_ok(
+        &dir,
+        &words("create api --group cache --version v1alpha1 --kind Cache --ssa --make=false"),
+    );
+    kb_ok(&dir, &words(BUSYBOX));
+    let types = read(&dir, "api/v1alpha1/busybox_types.go");
+    assert_holds(
+        "busybox_types.go",
+        &types,
+        &["}\n\n// +kubebuilder:ac:generate=false\n// +kubebuilder:object:root=true\n"],
+    );
+    let (_tmp, dir) = project_with_both_kinds();
+    let types = read(&dir, "api/v1alpha1/busybox_types.go");
+    assert!(!types.contains("+kubebuilder:ac:generate"), "{types}");
 }
 
 #[test]

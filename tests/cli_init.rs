@@ -191,6 +191,60 @@ fn writes_project_file_in_kubebuilder_form() {
     );
 }
 
+/// As kubebuilder v4.16: `.custom-gcl.yml` names the logcheck module plugin,
+/// `.golangci.yml` enables it, and `make golangci-lint` builds that linter
+/// from the module proxy (no `golangci-lint custom`, which clones from git);
+/// the Docker image's Go base can be swapped with BASE_IMAGE.
+#[test]
+fn lint_gets_logcheck_and_the_image_a_base_image_argument() {
+    let (_tmp, dir) = empty_project_dir("guestbook");
+    init_project(&dir, &[]);
+    let read = |path: &str| common::read(&dir, path);
+    let (custom, golangci, makefile) = (
+        read(".custom-gcl.yml"),
+        read(".golangci.yml"),
+        read("Makefile"),
+    );
+    let pin = makefile
+        .lines()
+        .find_map(|l| l.strip_prefix("GOLANGCI_LINT_VERSION ?= "))
+        .unwrap();
+    common::assert_holds(
+        ".custom-gcl.yml",
+        &custom,
+        &[
+            &format!("\nversion: {pin}\n"),
+            "- module: \"sigs.k8s.io/logtools\"\n    import: \"sigs.k8s.io/logtools/logcheck/gclplugin\"\n    version: latest\n",
+        ],
+    );
+    common::assert_holds(
+        ".golangci.yml",
+        &golangci,
+        &[
+            "    - logcheck\n",
+            "    custom:\n      logcheck:\n        type: module\n",
+        ],
+    );
+    assert!(!golangci.contains("newexpr"), "{golangci}");
+    common::assert_holds(
+        "Makefile",
+        &makefile,
+        &[
+            "$(call go-build-golangci-lint-custom,$(GOLANGCI_LINT),$(GOLANGCI_LINT_VERSION),.custom-gcl.yml)",
+            "build $(if $(BASE_IMAGE),--build-arg BASE_IMAGE=$(BASE_IMAGE)) -t $(IMG) .",
+            "--platform=$(PLATFORMS) $(if $(BASE_IMAGE),--build-arg BASE_IMAGE=$(BASE_IMAGE)) --tag",
+        ],
+    );
+    let clones = |line: &&str| line.starts_with('\t') && line.contains(" custom ");
+    assert!(!makefile.lines().any(|l| clones(&l)), "{makefile}");
+    let dockerfile = read("Dockerfile");
+    common::assert_holds(
+        "Dockerfile",
+        &dockerfile,
+        &["\nARG BASE_IMAGE=golang:1.26\nFROM ${BASE_IMAGE} AS builder\n"],
+    );
+}
+
 /// A directory holding a fake `go` that reports `version`.
 fn fake_go(version: &str) -> tempfile::TempDir {
     use std::os::unix::fs::PermissionsExt;

@@ -34,6 +34,27 @@ fn kb_refused_again(dir: &Path, args: &[&str]) {
     );
 }
 
+/// Asserts that `make manifests` wrote apply configurations in `package`
+/// for the `--ssa` kind `with` and, the package being opted in as a whole,
+/// for none of the kinds created without `--ssa`.
+fn assert_apply_configurations_of(package: &Path, with: &str, without: &[&str]) {
+    let generated = snapshot_tree(&package.join("applyconfiguration"));
+    let text: String = generated
+        .values()
+        .map(|bytes| String::from_utf8_lossy(bytes).into_owned())
+        .collect();
+    assert!(
+        text.contains(&format!("type {with}ApplyConfiguration struct")),
+        "no apply configuration for {with} in {generated:?}"
+    );
+    for kind in without {
+        assert!(
+            !text.contains(&format!("type {kind}ApplyConfiguration struct")),
+            "{kind} was created without --ssa but got an apply configuration"
+        );
+    }
+}
+
 /// `create api --make=false` followed by `args`.
 fn api(args: &[&str]) -> Vec<String> {
     ["create", "api", "--make=false"]
@@ -120,6 +141,7 @@ fn single_group_project_with_every_kind_of_api() {
             "controller-gen wrote no {crd}"
         );
     }
+    assert_apply_configurations_of(&dir.join("api/v1"), "Navigator", &["Captain", "Admiral"]);
     let admirals =
         std::fs::read_to_string(dir.join("config/crd/bases/crew.example.com_admirales.yaml"))
             .unwrap();

@@ -518,11 +518,6 @@ const TOLERATED: &[(&str, &str)] = &[
          --fetch-deps=false and --make=false; kubebuilder-rs runs no Go then, so go.sum comes \
          with the user's first `go mod tidy` or `make`",
     ),
-    (
-        "file only in kubebuilder: .custom-gcl.yml",
-        "golangci-lint's custom build with the logcheck plugin clones from GitHub, which \
-         cannot work on a proxy-only network; kubebuilder-rs leaves it out (docs/init.md)",
-    ),
 ];
 
 /// Runs `lines` with `tool` in a new project directory `dir`; returns the

@@ -174,6 +174,7 @@ fn scaffold(
                 let resource = replayed_resource(&chain, &project, entry, Hook::CreateApi, &flags)?;
                 super::create_api::plan(&chain, dir, &mut project, &resource, options, &flags)
                     .with_context(|| format!("cannot re-create the API {}", resource.gvk()))?
+                    .plan
             }
             Step::CreateWebhook(entry, options) => {
                 let mut project = Project::load(dir)?;

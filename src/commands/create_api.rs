@@ -2,7 +2,6 @@
 
 use super::{carry_out, plan_project_file, project_chain};
 use crate::cli::ApiArgs;
-use crate::machinery::Plan;
 use crate::plugins::{ApiContext, Chain, Flags, Hook, Output};
 use crate::project::Project;
 use crate::project::bookkeeping::{self, ApiOptions};
@@ -20,12 +19,16 @@ pub fn run(args: &ApiArgs, plugins: Option<&str>, flags: &Flags, dir: &Path) -> 
     // An external type gets no API type unless asked; whether the request
     // creates one then decides between a built-in and an own group.
     let external = resource(&chain, &project, args, flags, true)?.external;
-    let options = options_from_args(args, external, asks)?;
+    let mut options = options_from_args(args, external, asks)?;
     let resource = resource(&chain, &project, args, flags, options.resource)?;
-    let plan = plan(&chain, dir, &mut project, &resource, &options, flags)?;
-    let Some(written) = carry_out(&plan, dir, args.write.force, args.write.dry_run)? else {
+    options.ssa |= options.resource && records_ssa(&project, &resource);
+    let out = plan(&chain, dir, &mut project, &resource, &options, flags)?;
+    let Some(written) = carry_out(&out.plan, dir, args.write.force, args.write.dry_run)? else {
         return Ok(());
     };
+    for note in &out.notes {
+        println!("\n{note}");
+    }
     super::after_write(
         &chain,
         Hook::CreateApi,
@@ -64,7 +67,8 @@ fn resource(
 }
 
 /// Checks `options` for `resource` against PROJECT, runs every plugin of
-/// `chain`, and records the resource: the plan, PROJECT's new content included.
+/// `chain`, and records the resource: the plan, PROJECT's new content
+/// included, and the plugins' notes.
 pub(crate) fn plan(
     chain: &Chain,
     dir: &Path,
@@ -72,7 +76,7 @@ pub(crate) fn plan(
     resource: &Resource,
     options: &ApiOptions,
     flags: &Flags,
-) -> Result<Plan> {
+) -> Result<Output> {
     bookkeeping::check_api(&project.file, resource, options)?;
     let mut out = Output::default();
     let ctx = ApiContext {
@@ -87,7 +91,7 @@ pub(crate) fn plan(
     }
     bookkeeping::record_api(&mut project.file, resource, options);
     plan_project_file(project, &mut out, false)?;
-    Ok(out.plan)
+    Ok(out)
 }
 
 /// Checks the flags and turns them into options; an external type gets no
@@ -110,6 +114,11 @@ fn options_from_args(args: &ApiArgs, external: bool, asks: bool) -> Result<ApiOp
     if !create_resource && !controller {
         bail!("nothing to scaffold: --resource=false and --controller=false; ask for at least one");
     }
+    if args.ssa && !create_resource {
+        bail!(
+            "--ssa applies to the API type this command creates: drop --ssa, or drop --resource=false"
+        );
+    }
     Ok(ApiOptions {
         resource: create_resource,
         controller,
@@ -117,6 +126,14 @@ fn options_from_args(args: &ApiArgs, external: bool, asks: bool) -> Result<ApiOp
         ssa: args.ssa,
         force: args.write.force,
     })
+}
+
+/// Whether PROJECT records `resource` as created with `--ssa`: scaffolding
+/// its type again keeps it (apply configurations cannot be turned off).
+fn records_ssa(project: &Project, resource: &Resource) -> bool {
+    bookkeeping::entry(&project.file, resource)
+        .and_then(|entry| entry.api.as_ref())
+        .is_some_and(|api| api.ssa == Some(true))
 }
 
 /// Asks a yes/no question when a terminal is attached; answers yes otherwise.

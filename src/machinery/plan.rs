@@ -37,6 +37,14 @@ pub enum Change {
     },
     /// Remove the lines `text` from a file if it holds them (at a line start).
     RemoveLines { path: PathBuf, text: String },
+    /// Replace the whole lines `old` by `new`, leaving every other byte as
+    /// it was. Nothing happens when the file already holds `new`; a file
+    /// that holds neither is an error.
+    Replace {
+        path: PathBuf,
+        old: String,
+        new: String,
+    },
     /// Add `text` at the end of an existing file, unless the file already
     /// holds it (see [`holds_lines`]); for lists that have no scaffold marker.
     Append { path: PathBuf, text: String },
@@ -54,6 +62,7 @@ impl Change {
             | Change::Append { path, .. }
             | Change::Uncomment { path, .. }
             | Change::RemoveLines { path, .. }
+            | Change::Replace { path, .. }
             | Change::Write { path, .. } => path,
         }
     }
@@ -181,6 +190,19 @@ fn apply_change(file: &mut ResolvedFile, change: &Change, force: bool) -> Result
         }
         Change::Uncomment { text, above, .. } => {
             uncomment(file, &Block::new(text, above.as_deref()))?;
+        }
+        Change::Replace { old, new, .. } => {
+            let Some(current) = file.after.as_mut() else {
+                bail!("{path} does not exist, so it cannot be edited");
+            };
+            if !holds_lines(current, new) {
+                let Some(at) = find_at_line_start(current, old) else {
+                    bail!(
+                        "{path} no longer holds the text this command edits: {old:?}; restore it or make the change by hand"
+                    );
+                };
+                current.replace_range(at..at + old.len(), new);
+            }
         }
         Change::RemoveLines { text, .. } => {
             if let Some(current) = file.after.as_mut()
@@ -555,6 +577,35 @@ mod tests {
             resolved.files[0].after.as_deref(),
             Some("resources:\n##- ../crd\n- ../crd\n")
         );
+    }
+
+    #[test]
+    fn replace_swaps_whole_lines_once_and_keeps_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = "a: b\n\tone two\n\tone two three\nend";
+        fs::write(dir.path().join("f"), text).unwrap();
+        let mut plan = Plan::new();
+        let replace = Change::Replace {
+            path: "f".into(),
+            old: "\tone two three".into(),
+            new: "\tone two four three".into(),
+        };
+        plan.push(replace.clone());
+        plan.push(replace);
+        let resolved = plan.resolve(dir.path(), false).unwrap();
+        assert_eq!(
+            resolved.files[0].after.as_deref(),
+            Some("a: b\n\tone two\n\tone two four three\nend")
+        );
+
+        let mut plan = Plan::new();
+        plan.push(Change::Replace {
+            path: "f".into(),
+            old: "\tone".into(),
+            new: "\tuno".into(),
+        });
+        let error = plan.resolve(dir.path(), false).unwrap_err().to_string();
+        assert!(error.contains("no longer holds"), "{error}");
     }
 
     #[test]

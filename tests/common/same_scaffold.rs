@@ -17,7 +17,7 @@ const RS: &str = "kubebuilder-rs";
 #[derive(Default)]
 pub struct Comparison {
     /// One line per difference, e.g.
-    /// `file only in kubebuilder: .custom-gcl.yml`.
+    /// `file only in kubebuilder: go.sum`.
     pub differences: Vec<String>,
     /// Versions kubebuilder-rs pins newer than kubebuilder, one line each.
     pub newer_pins: Vec<String>,

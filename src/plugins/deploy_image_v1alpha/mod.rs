@@ -185,6 +185,11 @@ fn check_request(ctx: &ApiContext) -> Result<()> {
             "deploy-image/v1-alpha scaffolds the API type and its controller together: drop --resource=false and --controller=false"
         );
     }
+    if ctx.options.ssa {
+        bail!(
+            "deploy-image/v1-alpha scaffolds a controller that updates its Deployment without server-side apply: drop --ssa"
+        );
+    }
     if let Some(name) = &ctx.options.controller_name {
         bail!(
             "deploy-image/v1-alpha names the controller after the kind: drop --controller-name {name}"

@@ -3,9 +3,9 @@
 //! `scaffolds/go/v4/create-api/fragments.toml`.
 
 use super::resource_view::{ResourceView, go_identifier};
-use super::{STORAGE_VERSION_MARKER, TEMPLATE_DIR, base_context, read_go_header, types_file};
+use super::{STORAGE_VERSION_MARKER, TEMPLATE_DIR, base_context, read_go_header, ssa, types_file};
 use crate::machinery::{Change, Context, Fragments, Plan, Templates};
-use crate::plugins::ApiContext;
+use crate::plugins::{ApiContext, Output};
 use crate::project::ProjectFile;
 use crate::resource::naming::pascal_case;
 use crate::resource::{ExternalApi, Origin, Resource};
@@ -64,7 +64,8 @@ pub(crate) fn template_context(ctx: &ApiContext) -> Result<ApiTemplateContext> {
     let resource = ctx.resource;
     let multigroup = project.multigroup == Some(true);
     let repo = project.repo.clone().unwrap_or_default();
-    let view = ResourceView::new(resource, &repo, multigroup, ctx.options.ssa);
+    let mut view = ResourceView::new(resource, &repo, multigroup, ctx.options.ssa);
+    view.ac_opt_out = !ctx.options.ssa && ssa::package_has_ssa(project, resource);
     let controller = controller_view(
         &ctx.options.controller_name(resource),
         resource,
@@ -93,7 +94,7 @@ pub(crate) fn template_context(ctx: &ApiContext) -> Result<ApiTemplateContext> {
 }
 
 /// Plans the Go side of `create api`.
-pub fn plan(ctx: &ApiContext, plan: &mut Plan) -> Result<()> {
+pub fn plan(ctx: &ApiContext, out: &mut Output) -> Result<()> {
     let project = ctx.project;
     let resource = ctx.resource;
     let templates = Templates::load(TEMPLATE_DIR, &["create-api"])?;
@@ -106,15 +107,17 @@ pub fn plan(ctx: &ApiContext, plan: &mut Plan) -> Result<()> {
     if ctx.options.resource {
         for template in templates.tree("create-api/resource") {
             let contents = templates.render(&template.name, context)?;
-            plan.push(file_change(template.output_with(&vars), contents));
-        }
-        if ctx.options.ssa {
-            fragments.plan("ssa", &templates, context, &vars, plan)?;
+            out.plan
+                .push(file_change(template.output_with(&vars), contents));
         }
         if let Some(change) = storage_version(ctx.dir, project, resource, group_dir) {
-            plan.push(change);
+            out.plan.push(change);
+        }
+        if ctx.options.ssa {
+            ssa::plan(ctx, group_dir, out)?;
         }
     }
+    let plan = &mut out.plan;
     if !resource.core {
         fragments.plan("api-scheme", &templates, context, &vars, plan)?;
     }

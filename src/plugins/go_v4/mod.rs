@@ -11,6 +11,7 @@ mod create_webhook;
 mod edit;
 pub(crate) mod post_steps;
 mod resource_view;
+mod ssa;
 mod toolchain;
 mod versions;
 
@@ -146,7 +147,7 @@ impl Plugin for GoBase {
     }
 
     fn create_api(&self, ctx: &ApiContext, out: &mut Output) -> Result<()> {
-        create_api::plan(ctx, &mut out.plan)
+        create_api::plan(ctx, out)
     }
 
     fn create_webhook(&self, ctx: &WebhookContext, out: &mut Output) -> Result<()> {

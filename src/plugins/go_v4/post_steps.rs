@@ -5,8 +5,9 @@
 //! - `go mod tidy` only when go.mod was edited, go.sum is missing, or a new
 //!   or generated file imports a module go.mod does not require directly;
 //! - `gofmt -w` on the Go files the command wrote, not the whole tree;
-//! - controller-gen (`object` and `applyconfiguration`, as `make generate`)
-//!   on the API packages whose types changed only.
+//! - controller-gen (`object`, as `make generate`) on the API packages whose
+//!   types changed only; apply configurations (`--ssa`) come with
+//!   `make manifests`, as in kubebuilder.
 //!
 //! Formatting the files outside the API packages runs alongside code
 //! generation; the API files are formatted before controller-gen reads them.
@@ -77,8 +78,8 @@ pub fn run(dir: &Path, changes: &Changes) -> Result<()> {
         formatting.and(generated)
     })?;
 
-    // Generated code may import modules the written files do not (apply
-    // configurations use structured-merge-diff), even after an early tidy.
+    // Generated code may import modules the written files do not, even
+    // after an early tidy.
     // A go.mod tidied above is tidy unless the generated code needs more.
     let mut checked: Vec<PathBuf> = changes
         .written
@@ -140,18 +141,14 @@ fn controller_gen(dir: &Path, packages: &BTreeSet<PathBuf>) -> Step {
         .iter()
         .map(|p| format!("paths=\"./{}/...\"", p.to_string_lossy()))
         .collect();
-    let mut args = vec![
-        object.as_str(),
-        "applyconfiguration:headerFile=\"hack/boilerplate.go.txt\"",
-    ];
+    let mut args = vec![object.as_str()];
     args.extend(paths.iter().map(String::as_str));
     Step::new(binary, &args)
 }
 
 /// The API packages of `version` (of every version when `None`) whose types
 /// the command wrote (a `*_types.go` or `groupversion_info.go` under `api/`):
-/// they need their deep-copy methods and apply configurations generated
-/// again. Other versions' types files only get a storage-version marker,
+/// they need their deep-copy methods generated again. Other versions' types files only get a storage-version marker,
 /// which changes no generated code; conversion and webhook files declare no
 /// types.
 pub fn api_packages(written: &[PathBuf], version: Option<&str>) -> BTreeSet<PathBuf> {

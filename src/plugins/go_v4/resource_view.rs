@@ -27,6 +27,9 @@ pub struct ResourceView {
     pub api_root: String,
     /// Server-side-apply configurations are generated.
     pub ssa: bool,
+    /// Created without `--ssa` in a package where another kind has it: the
+    /// kind opts out of the package's apply configurations.
+    pub ac_opt_out: bool,
 }
 
 impl ResourceView {
@@ -52,6 +55,7 @@ impl ResourceView {
             rbac_group,
             import_path,
             ssa,
+            ac_opt_out: false,
             resource: resource.clone(),
         }
     }
