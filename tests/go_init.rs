@@ -25,6 +25,12 @@ fn fresh_init_builds_vets_lints_and_deploys_as_yaml() {
         .unwrap();
     assert!(output.status.success(), "init failed: {}", stderr(&output));
     assert!(dir.join("go.sum").is_file(), "go mod tidy did not run");
+    // As written, before any `make fmt`: `make lint` runs gofmt too.
+    let unformatted = run_ok(&dir, "gofmt", &["-l", "."]);
+    assert!(
+        unformatted.trim().is_empty(),
+        "init wrote Go files gofmt would change:\n{unformatted}"
+    );
 
     run_ok(&dir, "go", &["build", "./..."]);
     run_ok(&dir, "go", &["vet", "./..."]);

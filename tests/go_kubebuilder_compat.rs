@@ -511,14 +511,12 @@ fn kubebuilder_rs_projects_continued_by_kubebuilder() {
 /// write for the same commands that the comparison accepts, each with why.
 /// Keep it short: a difference listed here that no longer occurs fails the
 /// test too, so the list stays true.
-const TOLERATED: &[(&str, &str)] = &[
-    (
-        "file only in kubebuilder: go.sum",
-        "kubebuilder runs `go mod tidy` after init, create api and create webhook even with \
+const TOLERATED: &[(&str, &str)] = &[(
+    "file only in kubebuilder: go.sum",
+    "kubebuilder runs `go mod tidy` after init, create api and create webhook even with \
          --fetch-deps=false and --make=false; kubebuilder-rs runs no Go then, so go.sum comes \
          with the user's first `go mod tidy` or `make`",
-    ),
-];
+)];
 
 /// Runs `lines` with `tool` in a new project directory `dir`; returns the
 /// commands that failed, with their output.

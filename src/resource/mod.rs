@@ -173,7 +173,12 @@ impl Resource {
 /// records none: the project's own type, or, when no API type is created
 /// (`creates_api` false) and kubebuilder counts the group as built-in, the
 /// built-in type.
-pub fn unrecorded_entry(group: &str, version: &str, kind: &str, creates_api: bool) -> ResourceEntry {
+pub fn unrecorded_entry(
+    group: &str,
+    version: &str,
+    kind: &str,
+    creates_api: bool,
+) -> ResourceEntry {
     ResourceEntry {
         group: Some(group.to_string()),
         version: version.to_string(),
