@@ -344,3 +344,85 @@ fn alpha_generate_re_runs_helm_from_project() {
     // builds (tests/go_helm_grafana.rs).
     assert!(!out_dir.join("charts").exists());
 }
+
+/// A project named fleet without `dist/install.yaml`, whose Makefile only
+/// logs the targets it runs to `make.log`, and whose `build-installer`
+/// copies `install` to `dist/install.yaml`.
+fn fleet_with_fake_makefile(install: &Path) -> (tempfile::TempDir, PathBuf) {
+    let (tmp, dir) = fleet();
+    std::fs::remove_dir_all(dir.join("dist")).unwrap();
+    let mut makefile = String::new();
+    for target in ["manifests", "generate", "build-installer"] {
+        makefile.push_str(&format!("{target}:\n\techo {target} >> make.log\n"));
+    }
+    makefile.push_str(&format!(
+        "\tmkdir -p dist && cp {} dist/install.yaml\n",
+        install.display()
+    ));
+    std::fs::write(dir.join("Makefile"), makefile).unwrap();
+    (tmp, dir)
+}
+
+/// The fixture's path.
+fn fixture_path() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/helm/fleet-install.yaml")
+}
+
+#[test]
+fn a_missing_install_yaml_is_built_with_make_before_the_chart_is_planned() {
+    let (_tmp, dir) = fleet_with_fake_makefile(&fixture_path());
+    let output = common::kb(&dir)
+        .args(words("edit --plugins helm/v2-alpha"))
+        .output()
+        .unwrap();
+    let err = common::stderr(&output);
+    assert!(output.status.success(), "{err}");
+    assert_eq!(
+        read(&dir, "make.log"),
+        "manifests\ngenerate\nbuild-installer\n"
+    );
+    for target in ["manifests", "generate", "build-installer"] {
+        assert!(err.contains(&format!("Running make {target}")), "{err}");
+    }
+    assert!(
+        dir.join("dist/chart/templates/manager/manager.yaml")
+            .is_file()
+    );
+}
+
+#[test]
+fn dry_run_says_make_would_build_install_yaml_and_runs_nothing() {
+    let (_tmp, dir) = fleet_with_fake_makefile(&fixture_path());
+    let before = snapshot_tree(&dir);
+    let out = kb_ok(&dir, &words("edit --plugins helm/v2-alpha --dry-run"));
+    assert!(
+        out.contains("`make manifests generate build-installer` runs first"),
+        "{out}"
+    );
+    assert_eq!(snapshot_tree(&dir), before);
+}
+
+#[test]
+fn a_refusal_after_make_leaves_only_what_make_wrote() {
+    let source = tempfile::tempdir().unwrap();
+    let configmap = source.path().join("configmap.yaml");
+    std::fs::write(
+        &configmap,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n",
+    )
+    .unwrap();
+    let (_tmp, dir) = fleet_with_fake_makefile(&configmap);
+    let before = snapshot_tree(&dir);
+    let output = common::kb(&dir)
+        .args(words("edit --plugins helm/v2-alpha"))
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let err = common::stderr(&output);
+    assert!(err.contains("has no manager Deployment"), "{err}");
+    let mut after = snapshot_tree(&dir);
+    for made in ["make.log", "dist/", "dist/install.yaml"] {
+        assert!(after.remove(Path::new(made)).is_some(), "{made} missing");
+    }
+    assert_eq!(after, before, "only make's files are new");
+}

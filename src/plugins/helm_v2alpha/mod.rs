@@ -16,7 +16,8 @@
 //! the network policies and the workflow are kept unless `--force` is given,
 //! and a kept values.yaml only gains the sections it lacks. PROJECT records
 //! `manifests` and `output` under the plugin's key; later runs use them
-//! when the flags are not given.
+//! when the flags are not given. A missing default `dist/install.yaml` is
+//! built first with `make manifests generate build-installer`.
 //!
 //! The plugin reads only `config/`'s output, so it serves every layout whose
 //! manifests are kustomize/v2's.
@@ -115,20 +116,13 @@ impl Plugin for Helm {
         context.insert("chart_dir", &settings.chart_dir());
         context.insert("helm_version", HELM_VERSION);
         plan_project_files(ctx, &templates, &context, out)?;
-        match read_if_present(ctx.dir, Path::new(&settings.manifests))? {
-            Some(text) => {
-                let manifests = Manifests::parse(&text, &settings.manifests)?;
-                plan_chart(ctx, &settings, &manifests, &templates, context, out, &name)?;
-                out.notes.push(format!(
-                    "The chart is in {}. Install it with `make helm-deploy IMG=<image>`; run `make build-installer` and this command again after changing APIs, webhooks or config/.",
-                    settings.chart_dir()
-                ));
-            }
-            None if ctx.request.regenerating => {}
-            None => bail!(
-                "{} does not exist: run `make build-installer` first (the chart is built from its kustomize output), or name the file with --manifests",
-                settings.manifests
-            ),
+        if let Some(text) = manifests_text(ctx, &settings, out)? {
+            let manifests = Manifests::parse(&text, &settings.manifests)?;
+            plan_chart(ctx, &settings, &manifests, &templates, context, out, &name)?;
+            out.notes.push(format!(
+                "The chart is in {}. Install it with `make helm-deploy IMG=<image>`; run `make build-installer` and this command again after changing APIs, webhooks or config/.",
+                settings.chart_dir()
+            ));
         }
         out.configs.push((KEY, settings.config()));
         Ok(())
@@ -148,12 +142,65 @@ impl Plugin for Helm {
         if manifests.is_some_and(|m| m != DEFAULT_MANIFESTS) {
             return Ok(());
         }
-        let makefile = read_if_present(dir, Path::new("Makefile"))?.unwrap_or_default();
-        if !makefile.lines().any(|l| l.starts_with("build-installer:")) {
+        if !has_make_target(dir, "build-installer")? {
             return Ok(());
         }
         Progress::new().run(dir, &Step::new("make", &["build-installer"]))
     }
+}
+
+/// The make targets that build the default kustomize output, in order.
+const BUILD_TARGETS: &[&str] = &["manifests", "generate", "build-installer"];
+
+/// The kustomize output the chart is planned from. When the default file is
+/// missing, `make manifests generate build-installer` builds it first, as
+/// kubebuilder does; a dry run only says so. `None` when there is nothing to
+/// plan from: a dry run that would build it, or `alpha generate` before its
+/// make step.
+fn manifests_text(
+    ctx: &EditContext,
+    settings: &Settings,
+    out: &mut Output,
+) -> Result<Option<String>> {
+    let path = Path::new(&settings.manifests);
+    if let Some(text) = read_if_present(ctx.dir, path)? {
+        return Ok(Some(text));
+    }
+    if ctx.request.regenerating {
+        return Ok(None);
+    }
+    if settings.manifests != DEFAULT_MANIFESTS || !has_make_target(ctx.dir, "build-installer")? {
+        bail!(
+            "{} does not exist: run `make build-installer` first (the chart is built from its kustomize output), or name the file with --manifests",
+            settings.manifests
+        );
+    }
+    if ctx.request.dry_run {
+        out.notes.push(format!(
+            "{} does not exist: without --dry-run, `make {}` runs first to build it, and the chart is planned from its output.",
+            settings.manifests,
+            BUILD_TARGETS.join(" ")
+        ));
+        return Ok(None);
+    }
+    let progress = Progress::new();
+    for target in BUILD_TARGETS {
+        progress.run(ctx.dir, &Step::new("make", &[target]))?;
+    }
+    match read_if_present(ctx.dir, path)? {
+        Some(text) => Ok(Some(text)),
+        None => bail!(
+            "`make build-installer` did not write {}: check its recipe in the Makefile, or name the kustomize output with --manifests",
+            settings.manifests
+        ),
+    }
+}
+
+/// Whether the project's Makefile has a rule for `target`.
+fn has_make_target(dir: &Path, target: &str) -> Result<bool> {
+    let makefile = read_if_present(dir, Path::new("Makefile"))?.unwrap_or_default();
+    let rule = format!("{target}:");
+    Ok(makefile.lines().any(|l| l.starts_with(&rule)))
 }
 
 /// Where the chart comes from and goes to.
