@@ -13,8 +13,9 @@
 //!
 //! Re-running rewrites the templates built from the output. Chart.yaml is
 //! never rewritten; values.yaml, `.helmignore`, `_helpers.tpl`, NOTES.txt,
-//! the network policies and the workflow are kept unless `--force` is given,
-//! and a kept values.yaml only gains the sections it lacks. PROJECT records
+//! the network policies, the ServiceMonitor and the workflow are kept unless
+//! `--force` is given, and a kept values.yaml only gains the sections it
+//! lacks. PROJECT records
 //! `manifests` and `output` under the plugin's key; later runs use them
 //! when the flags are not given. A missing default `dist/install.yaml` is
 //! built first with `make manifests generate build-installer`.
@@ -66,6 +67,7 @@ const KEPT_FILES: &[&str] = &[
     "templates/NOTES.txt",
     "templates/network-policy/allow-metrics-traffic.yaml",
     "templates/network-policy/allow-webhook-traffic.yaml",
+    "templates/prometheus/controller-manager-metrics-monitor.yaml",
 ];
 
 /// The workflow that tests the chart; kept unless `--force` is given.
@@ -115,9 +117,19 @@ impl Plugin for Helm {
         context.insert("name", &name);
         context.insert("chart_dir", &settings.chart_dir());
         context.insert("helm_version", HELM_VERSION);
+        let manifests = match manifests_text(ctx, &settings, out)? {
+            Some(text) => Some(Manifests::parse(&text, &settings.manifests)?),
+            None => None,
+        };
+        let values = manifests.as_ref().map(Values::from_manifests).transpose()?;
+        let webhooks = match &values {
+            Some(values) => values.webhook,
+            None => ctx.project.resources.iter().any(|r| r.webhooks.is_some()),
+        };
+        context.insert("webhooks", &webhooks);
         plan_project_files(ctx, &templates, &context, out)?;
-        if let Some(text) = manifests_text(ctx, &settings, out)? {
-            let manifests = Manifests::parse(&text, &settings.manifests)?;
+        if let (Some(manifests), Some(values)) = (manifests, values) {
+            context.insert("v", &values);
             plan_chart(ctx, &settings, &manifests, &templates, context, out, &name)?;
             out.notes.push(format!(
                 "The chart is in {}. Install it with `make helm-deploy IMG=<image>`; run `make build-installer` and this command again after changing APIs, webhooks or config/.",
@@ -307,12 +319,10 @@ fn plan_chart(
     settings: &Settings,
     manifests: &Manifests,
     templates: &Templates,
-    mut context: Context,
+    context: Context,
     out: &mut Output,
     name: &str,
 ) -> Result<()> {
-    let values = Values::from_manifests(manifests)?;
-    context.insert("v", &values);
     let converted = objects::templates(manifests, name)?;
     let taken = |relative: &str| {
         converted

@@ -13,6 +13,7 @@ const TEMPLATED_ARGS: &[&str] = &[
     "--metrics-bind-address",
     "--metrics-secure",
     "--health-probe-bind-address",
+    "--webhook-port",
     "--webhook-cert-path",
     "--metrics-cert-path",
 ];
@@ -22,6 +23,9 @@ const DEFAULT_METRICS_PORT: u16 = 8443;
 
 /// Port the kustomize/v2 manager serves webhooks on.
 const DEFAULT_WEBHOOK_PORT: u16 = 9443;
+
+/// Port the kustomize/v2 manager serves its health probes on.
+const DEFAULT_HEALTH_PROBE_PORT: u16 = 8081;
 
 /// What values.yaml and the manager template are rendered with.
 #[derive(Debug, Clone, Serialize)]
@@ -46,6 +50,8 @@ pub struct Values {
     pub security_context: Option<String>,
     /// `terminationGracePeriodSeconds`.
     pub termination_grace_period: Option<u64>,
+    /// Port of the liveness and readiness probes.
+    pub health_probe_port: u16,
     /// The output serves metrics (a metrics Service exists).
     pub metrics: bool,
     /// Metrics port.
@@ -58,6 +64,9 @@ pub struct Values {
     pub webhook: bool,
     /// Webhook server port.
     pub webhook_port: u16,
+    /// The manager is given `--webhook-port` (v4.16's kustomize output); the
+    /// chart then passes it too, and older managers never see it.
+    pub webhook_port_flag: bool,
     /// The output has cert-manager objects.
     pub cert_manager: bool,
     /// The output has a ServiceMonitor.
@@ -84,9 +93,8 @@ impl Values {
         let (repository, tag) = split_image(text_at(container, &["image"]).unwrap_or("controller"));
         let args = string_list(container.get("args"));
         let metrics_address = flag_value(&args, "--metrics-bind-address");
-        let metrics_port = metrics_address
-            .and_then(|address| address.rsplit(':').next()?.parse().ok())
-            .unwrap_or(DEFAULT_METRICS_PORT);
+        let metrics_port = address_port(metrics_address).unwrap_or(DEFAULT_METRICS_PORT);
+        let webhook_flag = flag_value(&args, "--webhook-port");
         Ok(Self {
             repository,
             tag,
@@ -104,14 +112,23 @@ impl Values {
             termination_grace_period: pod
                 .and_then(|p| p.get("terminationGracePeriodSeconds"))
                 .and_then(Value::as_u64),
+            health_probe_port: address_port(flag_value(&args, "--health-probe-bind-address"))
+                .unwrap_or(DEFAULT_HEALTH_PROBE_PORT),
             metrics: metrics_address != Some("0") && has_service(manifests, "metrics"),
             metrics_port,
             metrics_secure: flag_value(&args, "--metrics-secure") != Some("false"),
             metrics_certs: flag_value(&args, "--metrics-cert-path").is_some(),
             webhook: manifests.has_kind("ValidatingWebhookConfiguration")
                 || manifests.has_kind("MutatingWebhookConfiguration")
-                || has_service(manifests, "webhook"),
-            webhook_port: webhook_port(container),
+                || has_service(manifests, "webhook")
+                || has_conversion_webhook(manifests),
+            webhook_port: webhook_flag
+                .and_then(|port| port.parse().ok())
+                .filter(|&port| port > 0)
+                .or_else(|| webhook_container_port(container))
+                .or_else(|| webhook_target_port(manifests))
+                .unwrap_or(DEFAULT_WEBHOOK_PORT),
+            webhook_port_flag: webhook_flag.is_some(),
             cert_manager: manifests.has_kind("Certificate"),
             prometheus: manifests.has_kind("ServiceMonitor"),
             network_policy: manifests.has_kind("NetworkPolicy"),
@@ -169,8 +186,21 @@ fn has_service(manifests: &Manifests, part: &str) -> bool {
         .any(|o| o.kind == "Service" && o.name.contains(part))
 }
 
+/// The port of an address such as `:8081` or `127.0.0.1:8081`.
+fn address_port(address: Option<&str>) -> Option<u16> {
+    address?.rsplit(':').next()?.parse().ok()
+}
+
+/// Whether a CRD of the output converts its versions through a webhook.
+fn has_conversion_webhook(manifests: &Manifests) -> bool {
+    manifests.objects.iter().any(|o| {
+        o.kind == "CustomResourceDefinition"
+            && text_at(&o.value, &["spec", "conversion", "strategy"]) == Some("Webhook")
+    })
+}
+
 /// The container port named `webhook-server`.
-fn webhook_port(container: &Value) -> u16 {
+fn webhook_container_port(container: &Value) -> Option<u16> {
     container
         .get("ports")
         .and_then(Value::as_sequence)
@@ -179,7 +209,22 @@ fn webhook_port(container: &Value) -> u16 {
         .find(|port| text_at(port, &["name"]) == Some("webhook-server"))
         .and_then(|port| port.get("containerPort")?.as_u64())
         .and_then(|port| u16::try_from(port).ok())
-        .unwrap_or(DEFAULT_WEBHOOK_PORT)
+}
+
+/// The numeric `targetPort` of the webhook Service: the Pod port the
+/// webhook server listens on (the Service itself is reached on 443).
+fn webhook_target_port(manifests: &Manifests) -> Option<u16> {
+    let service = manifests
+        .objects
+        .iter()
+        .find(|o| o.kind == "Service" && o.name.ends_with("webhook-service"))?;
+    let port = value_at(&service.value, &["spec", "ports"])?
+        .as_sequence()?
+        .first()?;
+    port.get("targetPort")
+        .or_else(|| port.get("port"))?
+        .as_u64()
+        .and_then(|port| u16::try_from(port).ok())
 }
 
 /// A non-empty YAML value as block text, without its last newline.
