@@ -296,6 +296,30 @@ spec:
     }
 
     #[test]
+    fn the_webhook_port_is_the_webhook_services_target_port_without_a_container_port() {
+        let service = "---
+apiVersion: v1
+kind: Service
+metadata:
+  name: shop-webhook-service
+  namespace: shop-system
+spec:
+  ports:
+  - port: 443
+    targetPort: 9666
+";
+        let manifests = Manifests::parse(&format!("{OUTPUT}{service}"), "m.yaml").unwrap();
+        let values = Values::from_manifests(&manifests).unwrap();
+        assert!(values.webhook && !values.webhook_port_flag);
+        assert_eq!(values.webhook_port, 9666);
+        assert_eq!(values.health_probe_port, 8081);
+        let named = service.replace("targetPort: 9666", "targetPort: webhook-server");
+        let manifests = Manifests::parse(&format!("{OUTPUT}{named}"), "m.yaml").unwrap();
+        let values = Values::from_manifests(&manifests).unwrap();
+        assert_eq!(values.webhook_port, DEFAULT_WEBHOOK_PORT);
+    }
+
+    #[test]
     fn images_split_at_the_tag_only() {
         assert_eq!(
             split_image("reg:5000/a/b"),
