@@ -542,6 +542,12 @@ fn chart_templates_follow_v4_16() {
             "{{- with .Values.prometheus.annotations }}",
         ],
     );
+    let serving_cert = read(&dir, "dist/chart/templates/cert-manager/serving-cert.yaml");
+    assert!(
+        serving_cert
+            .starts_with("{{- if and .Values.certManager.enabled .Values.webhook.enabled }}\n"),
+        "{serving_cert}"
+    );
     let workflow = read(&dir, ".github/workflows/test-chart.yml");
     common::assert_holds(
         "test-chart.yml",
@@ -587,6 +593,53 @@ fn without_webhooks_values_keep_the_webhook_section_and_the_workflow_skips_cert_
     kb_ok(&dir, &words("edit --plugins helm/v2-alpha --force"));
     let values = read(&dir, "dist/chart/values.yaml");
     assert!(values.contains("\nwebhook:\n  enabled: true\n"), "{values}");
+    let crd = read(
+        &dir,
+        "dist/chart/templates/crd/frigates.ship.example.com.yaml",
+    );
+    assert!(
+        crd.starts_with(
+            "{{- if and .Values.crd.enabled (not .Values.webhook.enabled) }}\n{{- fail "
+        ),
+        "{crd}"
+    );
+}
+
+#[test]
+fn network_policies_of_the_output_are_tied_to_their_values() {
+    let (_tmp, dir) = fleet();
+    let policy = |name: &str| {
+        format!(
+            "---\napiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata:\n  name: fleet-{name}\n  namespace: fleet-system\nspec:\n  podSelector: {{}}\n"
+        )
+    };
+    write_manifests(
+        &dir,
+        &format!(
+            "{}{}{}",
+            deployment("fleet-controller-manager", true, "manager"),
+            policy("allow-metrics-traffic"),
+            policy("allow-webhook-traffic")
+        ),
+    );
+    kb_ok(&dir, &words("edit --plugins helm/v2-alpha"));
+    let dir = dir.join("dist/chart/templates/network-policy");
+    for (name, condition) in [
+        (
+            "allow-metrics-traffic",
+            "and .Values.networkPolicy.enabled .Values.metrics.enabled",
+        ),
+        (
+            "allow-webhook-traffic",
+            "and .Values.networkPolicy.enabled .Values.webhook.enabled",
+        ),
+    ] {
+        let text = read(&dir, &format!("{name}.yaml"));
+        assert!(
+            text.starts_with(&format!("{{{{- if {condition} }}}}\n")),
+            "{text}"
+        );
+    }
 }
 
 #[test]

@@ -4,6 +4,7 @@
 //! which parts (metrics, webhooks, cert-manager) the output holds.
 
 use super::manifests::{Manifests, text_at, value_at};
+use super::objects::converts_by_webhook;
 use anyhow::Result;
 use serde::Serialize;
 use serde_norway::Value;
@@ -121,7 +122,7 @@ impl Values {
             webhook: manifests.has_kind("ValidatingWebhookConfiguration")
                 || manifests.has_kind("MutatingWebhookConfiguration")
                 || has_service(manifests, "webhook")
-                || has_conversion_webhook(manifests),
+                || manifests.objects.iter().any(converts_by_webhook),
             webhook_port: webhook_flag
                 .and_then(|port| port.parse().ok())
                 .filter(|&port| port > 0)
@@ -189,14 +190,6 @@ fn has_service(manifests: &Manifests, part: &str) -> bool {
 /// The port of an address such as `:8081` or `127.0.0.1:8081`.
 fn address_port(address: Option<&str>) -> Option<u16> {
     address?.rsplit(':').next()?.parse().ok()
-}
-
-/// Whether a CRD of the output converts its versions through a webhook.
-fn has_conversion_webhook(manifests: &Manifests) -> bool {
-    manifests.objects.iter().any(|o| {
-        o.kind == "CustomResourceDefinition"
-            && text_at(&o.value, &["spec", "conversion", "strategy"]) == Some("Webhook")
-    })
 }
 
 /// The container port named `webhook-server`.
