@@ -33,7 +33,7 @@ const DEFAULT_HEALTH_PROBE_PORT: u16 = 8081;
 pub struct Values {
     /// Image repository, without the tag.
     pub repository: String,
-    /// Image tag; empty for the chart's appVersion.
+    /// Image tag; empty (also for `latest`, as kubebuilder) for the chart's appVersion.
     pub tag: String,
     /// `imagePullPolicy`.
     pub pull_policy: String,
@@ -98,7 +98,7 @@ impl Values {
         let webhook_flag = flag_value(&args, "--webhook-port");
         Ok(Self {
             repository,
-            tag,
+            tag: if tag == "latest" { String::new() } else { tag },
             pull_policy: text_at(container, &["imagePullPolicy"])
                 .unwrap_or("IfNotPresent")
                 .to_string(),
@@ -310,6 +310,17 @@ spec:
         let manifests = Manifests::parse(&format!("{OUTPUT}{named}"), "m.yaml").unwrap();
         let values = Values::from_manifests(&manifests).unwrap();
         assert_eq!(values.webhook_port, DEFAULT_WEBHOOK_PORT);
+    }
+
+    #[test]
+    fn a_latest_tag_is_left_to_the_charts_app_version() {
+        let output = OUTPUT.replace("example.com/shop:v1.2.3", "controller:latest");
+        let manifests = Manifests::parse(&output, "m.yaml").unwrap();
+        let values = Values::from_manifests(&manifests).unwrap();
+        assert_eq!(
+            (values.repository.as_str(), values.tag.as_str()),
+            ("controller", "")
+        );
     }
 
     #[test]
