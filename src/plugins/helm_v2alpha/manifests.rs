@@ -15,7 +15,7 @@ use serde_norway::Value;
 const MANAGER_LABEL: (&str, &str) = ("control-plane", "controller-manager");
 
 /// The Pod annotation naming the container `kubectl` picks by default.
-const DEFAULT_CONTAINER: &str = "kubectl.kubernetes.io/default-container";
+pub const DEFAULT_CONTAINER: &str = "kubectl.kubernetes.io/default-container";
 
 /// One object of the kustomize output.
 #[derive(Debug, Clone)]

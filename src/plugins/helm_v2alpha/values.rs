@@ -3,7 +3,7 @@
 //! security contexts as `config/manager` and its patches set them, and
 //! which parts (metrics, webhooks, cert-manager) the output holds.
 
-use super::manifests::{Manifests, text_at, value_at};
+use super::manifests::{DEFAULT_CONTAINER, Manifests, text_at, value_at};
 use super::objects::converts_by_webhook;
 use anyhow::Result;
 use serde::Serialize;
@@ -80,13 +80,25 @@ impl Values {
     /// The values the kustomize output `manifests` stands for.
     pub fn from_manifests(manifests: &Manifests) -> Result<Self> {
         let pod = value_at(&manifests.manager, &["spec", "template", "spec"]);
+        let wanted = text_at(
+            &manifests.manager,
+            &[
+                "spec",
+                "template",
+                "metadata",
+                "annotations",
+                DEFAULT_CONTAINER,
+            ],
+        )
+        .filter(|name| !name.is_empty())
+        .unwrap_or("manager");
         let container = pod
             .and_then(|p| p.get("containers"))
             .and_then(Value::as_sequence)
             .and_then(|containers| {
                 containers
                     .iter()
-                    .find(|c| text_at(c, &["name"]) == Some("manager"))
+                    .find(|c| text_at(c, &["name"]) == Some(wanted))
                     .or(containers.first())
             });
         let empty = Value::Null;
@@ -320,6 +332,20 @@ spec:
         assert_eq!(
             (values.repository.as_str(), values.tag.as_str()),
             ("controller", "")
+        );
+    }
+
+    #[test]
+    fn the_manager_container_is_the_pods_default_container() {
+        let output = OUTPUT.replace(
+            "  template:\n    spec:\n      containers:\n",
+            "  template:\n    metadata:\n      annotations:\n        kubectl.kubernetes.io/default-container: operator\n    spec:\n      containers:\n      - name: proxy\n        image: example.com/proxy:v9\n      - name: operator\n        image: example.com/op:v2\n",
+        );
+        let manifests = Manifests::parse(&output, "m.yaml").unwrap();
+        let values = Values::from_manifests(&manifests).unwrap();
+        assert_eq!(
+            (values.repository.as_str(), values.tag.as_str()),
+            ("example.com/op", "v2")
         );
     }
 
