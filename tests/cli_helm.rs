@@ -344,3 +344,382 @@ fn alpha_generate_re_runs_helm_from_project() {
     // builds (tests/go_helm_grafana.rs).
     assert!(!out_dir.join("charts").exists());
 }
+
+/// A project named fleet without `dist/install.yaml`, whose Makefile only
+/// logs the targets it runs to `make.log`, and whose `build-installer`
+/// copies `install` to `dist/install.yaml`.
+fn fleet_with_fake_makefile(install: &Path) -> (tempfile::TempDir, PathBuf) {
+    let (tmp, dir) = fleet();
+    std::fs::remove_dir_all(dir.join("dist")).unwrap();
+    let mut makefile = String::new();
+    for target in ["manifests", "generate", "build-installer"] {
+        makefile.push_str(&format!("{target}:\n\techo {target} >> make.log\n"));
+    }
+    makefile.push_str(&format!(
+        "\tmkdir -p dist && cp {} dist/install.yaml\n",
+        install.display()
+    ));
+    std::fs::write(dir.join("Makefile"), makefile).unwrap();
+    (tmp, dir)
+}
+
+/// The fixture's path.
+fn fixture_path() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/helm/fleet-install.yaml")
+}
+
+#[test]
+fn a_missing_install_yaml_is_built_with_make_before_the_chart_is_planned() {
+    let (_tmp, dir) = fleet_with_fake_makefile(&fixture_path());
+    let output = common::kb(&dir)
+        .args(words("edit --plugins helm/v2-alpha"))
+        .output()
+        .unwrap();
+    let err = common::stderr(&output);
+    assert!(output.status.success(), "{err}");
+    assert_eq!(
+        read(&dir, "make.log"),
+        "manifests\ngenerate\nbuild-installer\n"
+    );
+    for target in ["manifests", "generate", "build-installer"] {
+        assert!(err.contains(&format!("Running make {target}")), "{err}");
+    }
+    assert!(
+        dir.join("dist/chart/templates/manager/manager.yaml")
+            .is_file()
+    );
+}
+
+#[test]
+fn dry_run_says_make_would_build_install_yaml_and_runs_nothing() {
+    let (_tmp, dir) = fleet_with_fake_makefile(&fixture_path());
+    let before = snapshot_tree(&dir);
+    let out = kb_ok(&dir, &words("edit --plugins helm/v2-alpha --dry-run"));
+    assert!(
+        out.contains("`make manifests generate build-installer` runs first"),
+        "{out}"
+    );
+    assert_eq!(snapshot_tree(&dir), before);
+}
+
+#[test]
+fn a_refusal_after_make_leaves_only_what_make_wrote() {
+    let source = tempfile::tempdir().unwrap();
+    let configmap = source.path().join("configmap.yaml");
+    std::fs::write(
+        &configmap,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n",
+    )
+    .unwrap();
+    let (_tmp, dir) = fleet_with_fake_makefile(&configmap);
+    let before = snapshot_tree(&dir);
+    let output = common::kb(&dir)
+        .args(words("edit --plugins helm/v2-alpha"))
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let err = common::stderr(&output);
+    assert!(err.contains("has no manager Deployment"), "{err}");
+    let mut after = snapshot_tree(&dir);
+    for made in ["make.log", "dist/", "dist/install.yaml"] {
+        assert!(after.remove(Path::new(made)).is_some(), "{made} missing");
+    }
+    assert_eq!(after, before, "only make's files are new");
+}
+
+/// The fixture as v4.16's kustomize output writes it when the manager gets
+/// `--webhook-port` (here 9555) and its health probes on 8082.
+fn fixture_with_webhook_port() -> String {
+    let text = fixture()
+        .replace(
+            "        - --webhook-cert-path=/tmp/k8s-webhook-server/serving-certs\n",
+            "        - --webhook-cert-path=/tmp/k8s-webhook-server/serving-certs\n        - --webhook-port=9555\n",
+        )
+        .replace(
+            "--health-probe-bind-address=:8081",
+            "--health-probe-bind-address=:8082",
+        );
+    assert!(text.contains("--webhook-port=9555"), "the fixture changed");
+    text
+}
+
+/// A manager Deployment named `name`, labelled as kubebuilder's when
+/// `labelled`, with one container named `container`.
+fn deployment(name: &str, labelled: bool, container: &str) -> String {
+    let labels = if labelled {
+        "  labels:\n    control-plane: controller-manager\n"
+    } else {
+        ""
+    };
+    format!(
+        "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\n  namespace: fleet-system\n{labels}spec:\n  template:\n    spec:\n      containers:\n      - name: {container}\n        image: example.com/fleet:v1\n        args:\n        - --leader-elect\n"
+    )
+}
+
+/// Writes `text` as `dist/install.yaml` of `dir`.
+fn write_manifests(dir: &Path, text: &str) {
+    std::fs::write(dir.join("dist/install.yaml"), text).unwrap();
+}
+
+#[test]
+fn the_manager_template_passes_webhook_port_only_when_the_output_does() {
+    let (_tmp, dir) = fleet();
+    write_manifests(&dir, &fixture_with_webhook_port());
+    kb_ok(&dir, &words("edit --plugins helm/v2-alpha"));
+    let values: serde_norway::Value =
+        serde_norway::from_str(&read(&dir, "dist/chart/values.yaml")).unwrap();
+    assert_eq!(values["webhook"]["port"], serde_norway::Value::from(9555));
+    assert_eq!(
+        values["manager"]["healthProbe"]["port"],
+        serde_norway::Value::from(8082)
+    );
+    assert_eq!(
+        values["manager"]["args"],
+        serde_norway::from_str::<serde_norway::Value>("[--leader-elect]").unwrap(),
+        "the chart sets --webhook-port itself"
+    );
+    let manager = read(&dir, "dist/chart/templates/manager/manager.yaml");
+    common::assert_holds(
+        "manager.yaml",
+        &manager,
+        &[
+            "- --webhook-port={{ .Values.webhook.port }}",
+            "- --webhook-port=-1",
+            "- --health-probe-bind-address=:{{ dig \"healthProbe\" \"port\" 8081 .Values.manager }}",
+            "containerPort: {{ dig \"healthProbe\" \"port\" 8081 .Values.manager }}",
+        ],
+    );
+
+    // A manager without the flag (v4.15 or earlier) is never given it.
+    write_manifests(&dir, &fixture());
+    kb_ok(&dir, &words("edit --plugins helm/v2-alpha --force"));
+    let manager = read(&dir, "dist/chart/templates/manager/manager.yaml");
+    assert!(!manager.contains("--webhook-port"), "{manager}");
+    let values = read(&dir, "dist/chart/values.yaml");
+    assert!(
+        values.contains("  healthProbe:\n    port: 8081\n"),
+        "{values}"
+    );
+}
+
+#[test]
+fn chart_templates_follow_v4_16() {
+    let (_tmp, dir) = fleet();
+    kb_ok(&dir, &words("edit --plugins helm/v2-alpha"));
+    let helpers = read(&dir, "dist/chart/templates/_helpers.tpl");
+    assert!(
+        helpers.contains("required \"serviceAccount.name is needed"),
+        "{helpers}"
+    );
+    let webhook_policy = read(
+        &dir,
+        "dist/chart/templates/network-policy/allow-webhook-traffic.yaml",
+    );
+    assert!(
+        webhook_policy
+            .contains("{{- if and .Values.networkPolicy.enabled .Values.webhook.enabled }}")
+            && !webhook_policy.contains("namespaceSelector:"),
+        "the API server reaches webhooks from outside any namespace:\n{webhook_policy}"
+    );
+    let metrics_policy = read(
+        &dir,
+        "dist/chart/templates/network-policy/allow-metrics-traffic.yaml",
+    );
+    assert!(
+        metrics_policy
+            .starts_with("{{- if and .Values.networkPolicy.enabled .Values.metrics.enabled }}"),
+        "{metrics_policy}"
+    );
+    let monitor = read(
+        &dir,
+        "dist/chart/templates/prometheus/controller-manager-metrics-monitor.yaml",
+    );
+    common::assert_holds(
+        "monitor",
+        &monitor,
+        &[
+            "{{- with .Values.prometheus.labels }}",
+            "{{- with .Values.prometheus.annotations }}",
+        ],
+    );
+    let serving_cert = read(&dir, "dist/chart/templates/cert-manager/serving-cert.yaml");
+    assert!(
+        serving_cert
+            .starts_with("{{- if and .Values.certManager.enabled .Values.webhook.enabled }}\n"),
+        "{serving_cert}"
+    );
+    let workflow = read(&dir, ".github/workflows/test-chart.yml");
+    common::assert_holds(
+        "test-chart.yml",
+        &workflow,
+        &[
+            "\n  test-e2e:\n",
+            "actions/setup-go@",
+            "go-version-file: go.mod",
+            "\n      - name: Install cert-manager\n",
+        ],
+    );
+}
+
+#[test]
+fn without_webhooks_values_keep_the_webhook_section_and_the_workflow_skips_cert_manager() {
+    let (_tmp, dir) = fleet();
+    write_manifests(
+        &dir,
+        &deployment("fleet-controller-manager", true, "manager"),
+    );
+    kb_ok(&dir, &words("edit --plugins helm/v2-alpha"));
+    let values = read(&dir, "dist/chart/values.yaml");
+    assert!(
+        values.contains("\nwebhook:\n  enabled: false\n  port: 9443\n"),
+        "{values}"
+    );
+    let workflow = read(&dir, ".github/workflows/test-chart.yml");
+    assert!(
+        workflow.contains("      # - name: Install cert-manager\n")
+            && !workflow.contains("\n      - name: Install cert-manager\n"),
+        "{workflow}"
+    );
+
+    // A CRD converted by a webhook is a webhook of the manager too.
+    let crd = "---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: frigates.ship.example.com\nspec:\n  group: ship.example.com\n  conversion:\n    strategy: Webhook\n";
+    write_manifests(
+        &dir,
+        &format!(
+            "{}{crd}",
+            deployment("fleet-controller-manager", true, "manager")
+        ),
+    );
+    kb_ok(&dir, &words("edit --plugins helm/v2-alpha --force"));
+    let values = read(&dir, "dist/chart/values.yaml");
+    assert!(values.contains("\nwebhook:\n  enabled: true\n"), "{values}");
+    let crd = read(
+        &dir,
+        "dist/chart/templates/crd/frigates.ship.example.com.yaml",
+    );
+    assert!(
+        crd.starts_with(
+            "{{- if and .Values.crd.enabled (not .Values.webhook.enabled) }}\n{{- fail "
+        ),
+        "{crd}"
+    );
+}
+
+#[test]
+fn network_policies_of_the_output_are_tied_to_their_values() {
+    let (_tmp, dir) = fleet();
+    let policy = |name: &str| {
+        format!(
+            "---\napiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata:\n  name: fleet-{name}\n  namespace: fleet-system\nspec:\n  podSelector: {{}}\n"
+        )
+    };
+    write_manifests(
+        &dir,
+        &format!(
+            "{}{}{}",
+            deployment("fleet-controller-manager", true, "manager"),
+            policy("allow-metrics-traffic"),
+            policy("allow-webhook-traffic")
+        ),
+    );
+    kb_ok(&dir, &words("edit --plugins helm/v2-alpha"));
+    let dir = dir.join("dist/chart/templates/network-policy");
+    for (name, condition) in [
+        (
+            "allow-metrics-traffic",
+            "and .Values.networkPolicy.enabled .Values.metrics.enabled",
+        ),
+        (
+            "allow-webhook-traffic",
+            "and .Values.networkPolicy.enabled .Values.webhook.enabled",
+        ),
+    ] {
+        let text = read(&dir, &format!("{name}.yaml"));
+        assert!(
+            text.starts_with(&format!("{{{{- if {condition} }}}}\n")),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn a_re_run_keeps_the_service_monitor_and_network_policies_unless_forced() {
+    let (_tmp, dir) = fleet();
+    kb_ok(&dir, &words("edit --plugins helm/v2-alpha"));
+    let mine = "# tuned by hand\n";
+    let files = [
+        "templates/prometheus/controller-manager-metrics-monitor.yaml",
+        "templates/network-policy/allow-metrics-traffic.yaml",
+        "templates/network-policy/allow-webhook-traffic.yaml",
+    ];
+    for file in files {
+        let path = dir.join("dist/chart").join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, format!("{text}{mine}")).unwrap();
+    }
+    kb_ok(&dir, &words("edit --plugins helm/v2-alpha"));
+    for file in files {
+        assert!(
+            read(&dir, &format!("dist/chart/{file}")).ends_with(mine),
+            "{file}"
+        );
+    }
+    kb_ok(&dir, &words("edit --plugins helm/v2-alpha --force"));
+    for file in files {
+        assert!(
+            !read(&dir, &format!("dist/chart/{file}")).ends_with(mine),
+            "{file}"
+        );
+    }
+}
+
+#[test]
+fn the_manager_deployment_is_found_as_kubebuilder_finds_it() {
+    let (_tmp, dir) = fleet();
+    // The only Deployment is the manager, labelled or not.
+    write_manifests(&dir, &deployment("fleet-operator", false, "operator"));
+    kb_ok(&dir, &words("edit --plugins helm/v2-alpha"));
+    // Among several, the one with a container named manager.
+    write_manifests(
+        &dir,
+        &format!(
+            "{}{}",
+            deployment("fleet-sidecar", false, "proxy"),
+            deployment("fleet-operator", false, "manager")
+        ),
+    );
+    kb_ok(&dir, &words("edit --plugins helm/v2-alpha --force"));
+    let values = read(&dir, "dist/chart/values.yaml");
+    assert!(
+        values.contains("repository: example.com/fleet\n"),
+        "{values}"
+    );
+
+    write_manifests(
+        &dir,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n",
+    );
+    assert_refused(
+        &dir,
+        &["edit"],
+        &words("--plugins helm/v2-alpha"),
+        &["dist/install.yaml", "holds no Deployment at all"],
+    );
+    write_manifests(
+        &dir,
+        &format!(
+            "{}{}",
+            deployment("fleet-sidecar", false, "proxy"),
+            deployment("fleet-operator", false, "operator")
+        ),
+    );
+    assert_refused(
+        &dir,
+        &["edit"],
+        &words("--plugins helm/v2-alpha"),
+        &[
+            "dist/install.yaml has 2 Deployments",
+            "control-plane: controller-manager",
+        ],
+    );
+}

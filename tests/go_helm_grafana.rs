@@ -1,8 +1,9 @@
 //! The optional plugins against the real tools, on one go/v4 project with an
 //! API and its webhooks:
 //!
-//! - helm/v2-alpha: the chart built from `make build-installer`'s output
-//!   passes `helm lint` and `helm template`; `helm install` into the test
+//! - helm/v2-alpha: the first edit runs `make manifests generate
+//!   build-installer` itself; the chart built from its output passes
+//!   `helm lint` and `helm template`; `helm install` into the test
 //!   control plane (with cert-manager's CRDs) creates every object; after a
 //!   new API, `make build-installer` and the edit again, `helm upgrade` adds
 //!   its CRD; `helm uninstall` removes everything.
@@ -98,7 +99,27 @@ fn scaffold(dir: &Path, env: &Env) {
     );
     kb_ok(dir, &words("edit --plugins grafana/v1-alpha"));
     env.run(dir, "go", &["mod", "tidy"]);
-    build_chart(dir, env);
+    first_chart(dir, env);
+}
+
+/// The first helm edit, without `dist/install.yaml`: it runs
+/// `make manifests generate build-installer` itself (with `IMG` from the
+/// environment) and builds the chart from what make wrote.
+fn first_chart(dir: &Path, env: &Env) {
+    let binary = assert_cmd::cargo::cargo_bin("kubebuilder-rs");
+    let output = env
+        .command(
+            dir,
+            binary.to_str().unwrap(),
+            &words("edit --plugins helm/v2-alpha"),
+        )
+        .env("IMG", IMG)
+        .output()
+        .unwrap();
+    let err = common::stderr(&output);
+    assert!(output.status.success(), "the helm edit failed: {err}");
+    assert!(err.contains("Running make build-installer"), "{err}");
+    assert!(dir.join("dist/install.yaml").is_file());
 }
 
 /// `make build-installer`, then the helm edit.
@@ -473,7 +494,7 @@ fn helm_chart_installs_and_dashboards_query_exported_metrics() {
     let env = env_for(&plane);
     let helm_bin = step("helm from the module proxy (cached)", helm_binary);
     step(
-        "scaffold: API, webhooks, grafana; make build-installer; the helm edit",
+        "scaffold: API, webhooks, grafana; the helm edit runs make build-installer",
         || scaffold(&dir, &env),
     );
     step("helm lint, helm template", || {

@@ -114,6 +114,7 @@ fn request_from_args(args: &EditArgs) -> Result<EditRequest> {
         owner: args.owner.clone(),
         force: args.force,
         regenerating: false,
+        dry_run: args.dry_run,
     })
 }
 

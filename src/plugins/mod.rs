@@ -199,6 +199,8 @@ pub struct EditRequest {
     /// Run by `alpha generate` in a freshly scaffolded tree, where files the
     /// toolchain builds (such as the kustomize output) do not exist yet.
     pub regenerating: bool,
+    /// `--dry-run`: plan only; run no command that writes files.
+    pub dry_run: bool,
 }
 
 /// What every plugin gets for `edit`.

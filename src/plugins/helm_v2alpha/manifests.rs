@@ -14,6 +14,9 @@ use serde_norway::Value;
 /// The label kustomize/v2 gives the manager's Deployment and Pods.
 const MANAGER_LABEL: (&str, &str) = ("control-plane", "controller-manager");
 
+/// The Pod annotation naming the container `kubectl` picks by default.
+pub const DEFAULT_CONTAINER: &str = "kubectl.kubernetes.io/default-container";
+
 /// One object of the kustomize output.
 #[derive(Debug, Clone)]
 pub struct Object {
@@ -53,11 +56,7 @@ impl Manifests {
             .into_iter()
             .map(|value| object(value, path))
             .collect::<Result<Vec<_>>>()?;
-        let Some(position) = objects.iter().position(is_manager) else {
-            bail!(
-                "{path} has no manager Deployment (labelled control-plane: controller-manager): give the output of `make build-installer` with --manifests"
-            );
-        };
+        let position = manager_position(&objects, path)?;
         let mut objects = objects;
         let manager = objects.remove(position);
         let prefix = manager
@@ -132,11 +131,56 @@ fn object(value: Value, path: &str) -> Result<Object> {
     })
 }
 
-/// Whether `object` is the manager's Deployment.
-fn is_manager(object: &Object) -> bool {
+/// Where the manager's Deployment is among `objects`, as kubebuilder finds
+/// it: the only Deployment; else the first labelled
+/// `control-plane: controller-manager`, naming a default container, with a
+/// container named `manager`, or named `*controller-manager*`, in that order.
+fn manager_position(objects: &[Object], path: &str) -> Result<usize> {
+    let deployments: Vec<usize> = (0..objects.len())
+        .filter(|&i| objects[i].kind == "Deployment")
+        .collect();
     let (label, wanted) = MANAGER_LABEL;
-    object.kind == "Deployment"
-        && text_at(&object.value, &["metadata", "labels", label]) == Some(wanted)
+    let tests: [&dyn Fn(&Object) -> bool; 4] = [
+        &|o| text_at(&o.value, &["metadata", "labels", label]) == Some(wanted),
+        &|o| {
+            let path = [
+                "spec",
+                "template",
+                "metadata",
+                "annotations",
+                DEFAULT_CONTAINER,
+            ];
+            text_at(&o.value, &path).is_some_and(|c| !c.is_empty())
+        },
+        &|o| has_manager_container(&o.value),
+        &|o| o.name.contains("controller-manager"),
+    ];
+    match deployments.as_slice() {
+        [] => bail!(
+            "{path} has no manager Deployment (it holds no Deployment at all): give the output of `make build-installer` with --manifests"
+        ),
+        [only] => Ok(*only),
+        several => tests
+            .iter()
+            .find_map(|test| several.iter().copied().find(|&i| test(&objects[i])))
+            .ok_or_else(|| {
+                anyhow::anyhow!(
+                    "{path} has {} Deployments and none is recognisably the manager: label the manager's Deployment `{label}: {wanted}`",
+                    several.len()
+                )
+            }),
+    }
+}
+
+/// Whether a Deployment has a container named `manager`.
+fn has_manager_container(deployment: &Value) -> bool {
+    value_at(deployment, &["spec", "template", "spec", "containers"])
+        .and_then(Value::as_sequence)
+        .is_some_and(|containers| {
+            containers
+                .iter()
+                .any(|c| text_at(c, &["name"]) == Some("manager"))
+        })
 }
 
 #[cfg(test)]

@@ -13,10 +13,12 @@
 //!
 //! Re-running rewrites the templates built from the output. Chart.yaml is
 //! never rewritten; values.yaml, `.helmignore`, `_helpers.tpl`, NOTES.txt,
-//! the network policies and the workflow are kept unless `--force` is given,
-//! and a kept values.yaml only gains the sections it lacks. PROJECT records
+//! the network policies, the ServiceMonitor and the workflow are kept unless
+//! `--force` is given, and a kept values.yaml only gains the sections it
+//! lacks. PROJECT records
 //! `manifests` and `output` under the plugin's key; later runs use them
-//! when the flags are not given.
+//! when the flags are not given. A missing default `dist/install.yaml` is
+//! built first with `make manifests generate build-installer`.
 //!
 //! The plugin reads only `config/`'s output, so it serves every layout whose
 //! manifests are kustomize/v2's.
@@ -65,6 +67,7 @@ const KEPT_FILES: &[&str] = &[
     "templates/NOTES.txt",
     "templates/network-policy/allow-metrics-traffic.yaml",
     "templates/network-policy/allow-webhook-traffic.yaml",
+    "templates/prometheus/controller-manager-metrics-monitor.yaml",
 ];
 
 /// The workflow that tests the chart; kept unless `--force` is given.
@@ -114,21 +117,24 @@ impl Plugin for Helm {
         context.insert("name", &name);
         context.insert("chart_dir", &settings.chart_dir());
         context.insert("helm_version", HELM_VERSION);
+        let manifests = match manifests_text(ctx, &settings, out)? {
+            Some(text) => Some(Manifests::parse(&text, &settings.manifests)?),
+            None => None,
+        };
+        let values = manifests.as_ref().map(Values::from_manifests).transpose()?;
+        let webhooks = match &values {
+            Some(values) => values.webhook,
+            None => ctx.project.resources.iter().any(|r| r.webhooks.is_some()),
+        };
+        context.insert("webhooks", &webhooks);
         plan_project_files(ctx, &templates, &context, out)?;
-        match read_if_present(ctx.dir, Path::new(&settings.manifests))? {
-            Some(text) => {
-                let manifests = Manifests::parse(&text, &settings.manifests)?;
-                plan_chart(ctx, &settings, &manifests, &templates, context, out, &name)?;
-                out.notes.push(format!(
-                    "The chart is in {}. Install it with `make helm-deploy IMG=<image>`; run `make build-installer` and this command again after changing APIs, webhooks or config/.",
-                    settings.chart_dir()
-                ));
-            }
-            None if ctx.request.regenerating => {}
-            None => bail!(
-                "{} does not exist: run `make build-installer` first (the chart is built from its kustomize output), or name the file with --manifests",
-                settings.manifests
-            ),
+        if let (Some(manifests), Some(values)) = (manifests, values) {
+            context.insert("v", &values);
+            plan_chart(ctx, &settings, &manifests, &templates, context, out, &name)?;
+            out.notes.push(format!(
+                "The chart is in {}. Install it with `make helm-deploy IMG=<image>`; run `make build-installer` and this command again after changing APIs, webhooks or config/.",
+                settings.chart_dir()
+            ));
         }
         out.configs.push((KEY, settings.config()));
         Ok(())
@@ -148,12 +154,65 @@ impl Plugin for Helm {
         if manifests.is_some_and(|m| m != DEFAULT_MANIFESTS) {
             return Ok(());
         }
-        let makefile = read_if_present(dir, Path::new("Makefile"))?.unwrap_or_default();
-        if !makefile.lines().any(|l| l.starts_with("build-installer:")) {
+        if !has_make_target(dir, "build-installer")? {
             return Ok(());
         }
         Progress::new().run(dir, &Step::new("make", &["build-installer"]))
     }
+}
+
+/// The make targets that build the default kustomize output, in order.
+const BUILD_TARGETS: &[&str] = &["manifests", "generate", "build-installer"];
+
+/// The kustomize output the chart is planned from. When the default file is
+/// missing, `make manifests generate build-installer` builds it first, as
+/// kubebuilder does; a dry run only says so. `None` when there is nothing to
+/// plan from: a dry run that would build it, or `alpha generate` before its
+/// make step.
+fn manifests_text(
+    ctx: &EditContext,
+    settings: &Settings,
+    out: &mut Output,
+) -> Result<Option<String>> {
+    let path = Path::new(&settings.manifests);
+    if let Some(text) = read_if_present(ctx.dir, path)? {
+        return Ok(Some(text));
+    }
+    if ctx.request.regenerating {
+        return Ok(None);
+    }
+    if settings.manifests != DEFAULT_MANIFESTS || !has_make_target(ctx.dir, "build-installer")? {
+        bail!(
+            "{} does not exist: run `make build-installer` first (the chart is built from its kustomize output), or name the file with --manifests",
+            settings.manifests
+        );
+    }
+    if ctx.request.dry_run {
+        out.notes.push(format!(
+            "{} does not exist: without --dry-run, `make {}` runs first to build it, and the chart is planned from its output.",
+            settings.manifests,
+            BUILD_TARGETS.join(" ")
+        ));
+        return Ok(None);
+    }
+    let progress = Progress::new();
+    for target in BUILD_TARGETS {
+        progress.run(ctx.dir, &Step::new("make", &[target]))?;
+    }
+    match read_if_present(ctx.dir, path)? {
+        Some(text) => Ok(Some(text)),
+        None => bail!(
+            "`make build-installer` did not write {}: check its recipe in the Makefile, or name the kustomize output with --manifests",
+            settings.manifests
+        ),
+    }
+}
+
+/// Whether the project's Makefile has a rule for `target`.
+fn has_make_target(dir: &Path, target: &str) -> Result<bool> {
+    let makefile = read_if_present(dir, Path::new("Makefile"))?.unwrap_or_default();
+    let rule = format!("{target}:");
+    Ok(makefile.lines().any(|l| l.starts_with(&rule)))
 }
 
 /// Where the chart comes from and goes to.
@@ -260,12 +319,10 @@ fn plan_chart(
     settings: &Settings,
     manifests: &Manifests,
     templates: &Templates,
-    mut context: Context,
+    context: Context,
     out: &mut Output,
     name: &str,
 ) -> Result<()> {
-    let values = Values::from_manifests(manifests)?;
-    context.insert("v", &values);
     let converted = objects::templates(manifests, name)?;
     let taken = |relative: &str| {
         converted

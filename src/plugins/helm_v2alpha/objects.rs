@@ -11,7 +11,7 @@
 //! the YAML writer leaves unquoted, and the placeholders are swapped for
 //! their Helm text in the written YAML.
 
-use super::manifests::{Manifests, Object};
+use super::manifests::{Manifests, Object, text_at};
 use anyhow::Result;
 use serde_norway::{Mapping, Value};
 
@@ -67,10 +67,13 @@ impl Writer<'_> {
         self.add_switches(&mut value, object);
         let yaml = serde_norway::to_string(&value)?;
         let yaml = self.fill(&yaml);
-        let contents = match condition(object, self.manifests) {
+        let mut contents = match condition(object, self.manifests) {
             Some(condition) => format!("{{{{- if {condition} }}}}\n{yaml}{{{{- end }}}}\n"),
             None => yaml,
         };
+        if converts_by_webhook(object) {
+            contents.insert_str(0, CONVERSION_GUARD);
+        }
         Ok(ChartTemplate {
             path: format!("{area}/{suffix}.yaml"),
             contents,
@@ -341,6 +344,16 @@ fn area(object: &Object, manifests: &Manifests) -> &'static str {
     }
 }
 
+/// Refuses to render a CRD whose versions a webhook converts while the
+/// webhook server is switched off: the API server could not serve it.
+const CONVERSION_GUARD: &str = "{{- if and .Values.crd.enabled (not .Values.webhook.enabled) }}\n{{- fail \"a CRD converted by a webhook needs webhook.enabled=true\" }}\n{{- end }}\n";
+
+/// Whether `object` is a CRD converted by the manager's webhook.
+pub(super) fn converts_by_webhook(object: &Object) -> bool {
+    object.kind == "CustomResourceDefinition"
+        && text_at(&object.value, &["spec", "conversion", "strategy"]) == Some("Webhook")
+}
+
 /// The values that switch an object on, as a Helm condition.
 fn condition(object: &Object, manifests: &Manifests) -> Option<&'static str> {
     let suffix = manifests.suffix(&object.name).unwrap_or_default();
@@ -362,12 +375,18 @@ fn condition(object: &Object, manifests: &Manifests) -> Option<&'static str> {
         "cert-manager" if suffix.contains("metrics") => {
             "and .Values.certManager.enabled .Values.metrics.enabled .Values.metrics.secure"
         }
+        "cert-manager" if suffix == "serving-cert" => {
+            "and .Values.certManager.enabled .Values.webhook.enabled"
+        }
         "cert-manager" => ".Values.certManager.enabled",
         "webhook" => ".Values.webhook.enabled",
         "metrics" => ".Values.metrics.enabled",
         "prometheus" => ".Values.prometheus.enabled",
         "network-policy" if suffix.contains("webhook") => {
             "and .Values.networkPolicy.enabled .Values.webhook.enabled"
+        }
+        "network-policy" if suffix == "allow-metrics-traffic" => {
+            "and .Values.networkPolicy.enabled .Values.metrics.enabled"
         }
         "network-policy" => ".Values.networkPolicy.enabled",
         _ => return None,
@@ -491,7 +510,9 @@ spec:
         ));
         assert!(!binding.contains("shop-"), "{binding}");
         let cert = template("cert-manager/serving-cert.yaml");
-        assert!(cert.starts_with("{{- if .Values.certManager.enabled }}\n"));
+        assert!(
+            cert.starts_with("{{- if and .Values.certManager.enabled .Values.webhook.enabled }}\n")
+        );
         assert!(cert.contains(
             "- {{ include \"shop.resourceName\" (dict \"suffix\" \"webhook-service\" \"context\" $) }}.{{ .Release.Namespace }}.svc\n"
         ));

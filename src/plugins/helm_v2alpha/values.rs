@@ -3,7 +3,8 @@
 //! security contexts as `config/manager` and its patches set them, and
 //! which parts (metrics, webhooks, cert-manager) the output holds.
 
-use super::manifests::{Manifests, text_at, value_at};
+use super::manifests::{DEFAULT_CONTAINER, Manifests, text_at, value_at};
+use super::objects::converts_by_webhook;
 use anyhow::Result;
 use serde::Serialize;
 use serde_norway::Value;
@@ -13,6 +14,7 @@ const TEMPLATED_ARGS: &[&str] = &[
     "--metrics-bind-address",
     "--metrics-secure",
     "--health-probe-bind-address",
+    "--webhook-port",
     "--webhook-cert-path",
     "--metrics-cert-path",
 ];
@@ -23,12 +25,15 @@ const DEFAULT_METRICS_PORT: u16 = 8443;
 /// Port the kustomize/v2 manager serves webhooks on.
 const DEFAULT_WEBHOOK_PORT: u16 = 9443;
 
+/// Port the kustomize/v2 manager serves its health probes on.
+const DEFAULT_HEALTH_PROBE_PORT: u16 = 8081;
+
 /// What values.yaml and the manager template are rendered with.
 #[derive(Debug, Clone, Serialize)]
 pub struct Values {
     /// Image repository, without the tag.
     pub repository: String,
-    /// Image tag; empty for the chart's appVersion.
+    /// Image tag; empty (also for `latest`, as kubebuilder) for the chart's appVersion.
     pub tag: String,
     /// `imagePullPolicy`.
     pub pull_policy: String,
@@ -46,6 +51,8 @@ pub struct Values {
     pub security_context: Option<String>,
     /// `terminationGracePeriodSeconds`.
     pub termination_grace_period: Option<u64>,
+    /// Port of the liveness and readiness probes.
+    pub health_probe_port: u16,
     /// The output serves metrics (a metrics Service exists).
     pub metrics: bool,
     /// Metrics port.
@@ -58,6 +65,9 @@ pub struct Values {
     pub webhook: bool,
     /// Webhook server port.
     pub webhook_port: u16,
+    /// The manager is given `--webhook-port` (v4.16's kustomize output); the
+    /// chart then passes it too, and older managers never see it.
+    pub webhook_port_flag: bool,
     /// The output has cert-manager objects.
     pub cert_manager: bool,
     /// The output has a ServiceMonitor.
@@ -70,13 +80,25 @@ impl Values {
     /// The values the kustomize output `manifests` stands for.
     pub fn from_manifests(manifests: &Manifests) -> Result<Self> {
         let pod = value_at(&manifests.manager, &["spec", "template", "spec"]);
+        let wanted = text_at(
+            &manifests.manager,
+            &[
+                "spec",
+                "template",
+                "metadata",
+                "annotations",
+                DEFAULT_CONTAINER,
+            ],
+        )
+        .filter(|name| !name.is_empty())
+        .unwrap_or("manager");
         let container = pod
             .and_then(|p| p.get("containers"))
             .and_then(Value::as_sequence)
             .and_then(|containers| {
                 containers
                     .iter()
-                    .find(|c| text_at(c, &["name"]) == Some("manager"))
+                    .find(|c| text_at(c, &["name"]) == Some(wanted))
                     .or(containers.first())
             });
         let empty = Value::Null;
@@ -84,12 +106,11 @@ impl Values {
         let (repository, tag) = split_image(text_at(container, &["image"]).unwrap_or("controller"));
         let args = string_list(container.get("args"));
         let metrics_address = flag_value(&args, "--metrics-bind-address");
-        let metrics_port = metrics_address
-            .and_then(|address| address.rsplit(':').next()?.parse().ok())
-            .unwrap_or(DEFAULT_METRICS_PORT);
+        let metrics_port = address_port(metrics_address).unwrap_or(DEFAULT_METRICS_PORT);
+        let webhook_flag = flag_value(&args, "--webhook-port");
         Ok(Self {
             repository,
-            tag,
+            tag: if tag == "latest" { String::new() } else { tag },
             pull_policy: text_at(container, &["imagePullPolicy"])
                 .unwrap_or("IfNotPresent")
                 .to_string(),
@@ -104,14 +125,23 @@ impl Values {
             termination_grace_period: pod
                 .and_then(|p| p.get("terminationGracePeriodSeconds"))
                 .and_then(Value::as_u64),
+            health_probe_port: address_port(flag_value(&args, "--health-probe-bind-address"))
+                .unwrap_or(DEFAULT_HEALTH_PROBE_PORT),
             metrics: metrics_address != Some("0") && has_service(manifests, "metrics"),
             metrics_port,
             metrics_secure: flag_value(&args, "--metrics-secure") != Some("false"),
             metrics_certs: flag_value(&args, "--metrics-cert-path").is_some(),
             webhook: manifests.has_kind("ValidatingWebhookConfiguration")
                 || manifests.has_kind("MutatingWebhookConfiguration")
-                || has_service(manifests, "webhook"),
-            webhook_port: webhook_port(container),
+                || has_service(manifests, "webhook")
+                || manifests.objects.iter().any(converts_by_webhook),
+            webhook_port: webhook_flag
+                .and_then(|port| port.parse().ok())
+                .filter(|&port| port > 0)
+                .or_else(|| webhook_container_port(container))
+                .or_else(|| webhook_target_port(manifests))
+                .unwrap_or(DEFAULT_WEBHOOK_PORT),
+            webhook_port_flag: webhook_flag.is_some(),
             cert_manager: manifests.has_kind("Certificate"),
             prometheus: manifests.has_kind("ServiceMonitor"),
             network_policy: manifests.has_kind("NetworkPolicy"),
@@ -169,8 +199,13 @@ fn has_service(manifests: &Manifests, part: &str) -> bool {
         .any(|o| o.kind == "Service" && o.name.contains(part))
 }
 
+/// The port of an address such as `:8081` or `127.0.0.1:8081`.
+fn address_port(address: Option<&str>) -> Option<u16> {
+    address?.rsplit(':').next()?.parse().ok()
+}
+
 /// The container port named `webhook-server`.
-fn webhook_port(container: &Value) -> u16 {
+fn webhook_container_port(container: &Value) -> Option<u16> {
     container
         .get("ports")
         .and_then(Value::as_sequence)
@@ -179,7 +214,22 @@ fn webhook_port(container: &Value) -> u16 {
         .find(|port| text_at(port, &["name"]) == Some("webhook-server"))
         .and_then(|port| port.get("containerPort")?.as_u64())
         .and_then(|port| u16::try_from(port).ok())
-        .unwrap_or(DEFAULT_WEBHOOK_PORT)
+}
+
+/// The numeric `targetPort` of the webhook Service: the Pod port the
+/// webhook server listens on (the Service itself is reached on 443).
+fn webhook_target_port(manifests: &Manifests) -> Option<u16> {
+    let service = manifests
+        .objects
+        .iter()
+        .find(|o| o.kind == "Service" && o.name.ends_with("webhook-service"))?;
+    let port = value_at(&service.value, &["spec", "ports"])?
+        .as_sequence()?
+        .first()?;
+    port.get("targetPort")
+        .or_else(|| port.get("port"))?
+        .as_u64()
+        .and_then(|port| u16::try_from(port).ok())
 }
 
 /// A non-empty YAML value as block text, without its last newline.
@@ -248,6 +298,55 @@ spec:
         assert_eq!(values.metrics_port, 8080);
         assert!(!values.webhook && !values.cert_manager);
         assert_eq!(values.pull_policy, "IfNotPresent");
+    }
+
+    #[test]
+    fn the_webhook_port_is_the_webhook_services_target_port_without_a_container_port() {
+        let service = "---
+apiVersion: v1
+kind: Service
+metadata:
+  name: shop-webhook-service
+  namespace: shop-system
+spec:
+  ports:
+  - port: 443
+    targetPort: 9666
+";
+        let manifests = Manifests::parse(&format!("{OUTPUT}{service}"), "m.yaml").unwrap();
+        let values = Values::from_manifests(&manifests).unwrap();
+        assert!(values.webhook && !values.webhook_port_flag);
+        assert_eq!(values.webhook_port, 9666);
+        assert_eq!(values.health_probe_port, 8081);
+        let named = service.replace("targetPort: 9666", "targetPort: webhook-server");
+        let manifests = Manifests::parse(&format!("{OUTPUT}{named}"), "m.yaml").unwrap();
+        let values = Values::from_manifests(&manifests).unwrap();
+        assert_eq!(values.webhook_port, DEFAULT_WEBHOOK_PORT);
+    }
+
+    #[test]
+    fn a_latest_tag_is_left_to_the_charts_app_version() {
+        let output = OUTPUT.replace("example.com/shop:v1.2.3", "controller:latest");
+        let manifests = Manifests::parse(&output, "m.yaml").unwrap();
+        let values = Values::from_manifests(&manifests).unwrap();
+        assert_eq!(
+            (values.repository.as_str(), values.tag.as_str()),
+            ("controller", "")
+        );
+    }
+
+    #[test]
+    fn the_manager_container_is_the_pods_default_container() {
+        let output = OUTPUT.replace(
+            "  template:\n    spec:\n      containers:\n",
+            "  template:\n    metadata:\n      annotations:\n        kubectl.kubernetes.io/default-container: operator\n    spec:\n      containers:\n      - name: proxy\n        image: example.com/proxy:v9\n      - name: operator\n        image: example.com/op:v2\n",
+        );
+        let manifests = Manifests::parse(&output, "m.yaml").unwrap();
+        let values = Values::from_manifests(&manifests).unwrap();
+        assert_eq!(
+            (values.repository.as_str(), values.tag.as_str()),
+            ("example.com/op", "v2")
+        );
     }
 
     #[test]
