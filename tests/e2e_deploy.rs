@@ -19,7 +19,6 @@ use common::cluster::{
     objects, step, wait_until,
 };
 use common::{empty_project_dir, kb, shared_tools_bin, stderr, stdout};
-use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -257,17 +256,11 @@ fn install_run_deploy_undeploy_against_a_real_api_server() {
         "make run (ENABLE_WEBHOOKS=false): healthz, workers, a sample reconciled, clean SIGINT stop",
         || {
             let log_path = dir.join("make-run.log");
-            let log = std::fs::File::create(&log_path).unwrap();
-            let mut run = Background {
-                child: env
-                    .command(&dir, "make", &["run"])
-                    .env("ENABLE_WEBHOOKS", "false")
-                    .stdout(log.try_clone().unwrap())
-                    .stderr(log)
-                    .process_group(0)
-                    .spawn()
-                    .unwrap(),
-            };
+            let mut run = Background::logged(
+                env.command(&dir, "make", &["run"])
+                    .env("ENABLE_WEBHOOKS", "false"),
+                &log_path,
+            );
             let log_text = || std::fs::read_to_string(&log_path).unwrap_or_default();
             wait_until(
                 "the manager's /healthz on :8081",

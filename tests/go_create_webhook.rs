@@ -16,7 +16,6 @@ use common::{
     assert_ready_to_build, empty_project_dir, kb, kb_with_make, old_manager,
     persistent_project_dir, run_ok, shared_tools_bin, snapshot_tree, stderr, words,
 };
-use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::time::Duration;
 
@@ -386,15 +385,7 @@ fn an_old_manager_runs_with_the_arguments_config_passes_after_create_webhook() {
         stderr(&unknown)
     );
     let log_path = dir.join("manager.log");
-    let log = std::fs::File::create(&log_path).unwrap();
-    let mut manager = Background {
-        child: run(&[])
-            .stdout(log.try_clone().unwrap())
-            .stderr(log)
-            .process_group(0)
-            .spawn()
-            .unwrap(),
-    };
+    let mut manager = Background::logged(&mut run(&[]), &log_path);
     let log_text = || std::fs::read_to_string(&log_path).unwrap_or_default();
     wait_until("the manager to start", Duration::from_secs(60), || {
         let exited = manager.child.try_wait().unwrap();

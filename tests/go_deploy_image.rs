@@ -21,7 +21,6 @@ use common::deploy_image::{
 use common::kubebuilder::kubebuilder_binary;
 use common::{empty_project_dir, kb, run_ok, shared_tools_bin, stderr, words};
 use serde_norway::Value;
-use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -67,17 +66,11 @@ fn kubebuilder_quick_start(dir: &Path) {
 /// Starts `make run` with the image the manager would get from
 /// config/manager/manager.yaml, logging to `log_path`.
 fn start_manager(dir: &Path, env: &Env, log_path: &Path) -> Background {
-    let log = std::fs::File::create(log_path).unwrap();
-    Background {
-        child: env
-            .command(dir, "make", &["run"])
-            .env("MEMCACHED_IMAGE", IMAGE)
-            .stdout(log.try_clone().unwrap())
-            .stderr(log)
-            .process_group(0)
-            .spawn()
-            .unwrap(),
-    }
+    Background::logged(
+        env.command(dir, "make", &["run"])
+            .env("MEMCACHED_IMAGE", IMAGE),
+        log_path,
+    )
 }
 
 #[test]

@@ -24,7 +24,6 @@ use common::cluster::{
 use common::grafana::{dashboard_problems, exported_names, metric_names, queries};
 use common::{empty_project_dir, kb_ok, shared_tools_bin, words};
 use std::collections::BTreeSet;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -399,25 +398,19 @@ fn metrics_after_a_reconcile(dir: &Path, env: &Env) -> String {
     env.run(dir, "go", &["build", "-o", "bin/manager", "./cmd/main.go"]);
     let binary = dir.join("bin/manager");
     let log_path = dir.join("manager.log");
-    let log = std::fs::File::create(&log_path).unwrap();
-    let mut manager = Background {
-        child: env
-            .command(
-                dir,
-                binary.to_str().unwrap(),
-                &[
-                    &format!("--metrics-bind-address=:{METRICS_PORT}"),
-                    "--metrics-secure=false",
-                    &format!("--health-probe-bind-address=:{HEALTH_PORT}"),
-                ],
-            )
-            .env("ENABLE_WEBHOOKS", "false")
-            .stdout(log.try_clone().unwrap())
-            .stderr(log)
-            .process_group(0)
-            .spawn()
-            .unwrap(),
-    };
+    let mut manager = Background::logged(
+        env.command(
+            dir,
+            binary.to_str().unwrap(),
+            &[
+                &format!("--metrics-bind-address=:{METRICS_PORT}"),
+                "--metrics-secure=false",
+                &format!("--health-probe-bind-address=:{HEALTH_PORT}"),
+            ],
+        )
+        .env("ENABLE_WEBHOOKS", "false"),
+        &log_path,
+    );
     wait_until("the manager's /healthz", Duration::from_secs(120), || {
         http_get(HEALTH_PORT, "/healthz").is_some_and(|(status, _)| status == 200)
     });

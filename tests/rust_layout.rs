@@ -27,7 +27,6 @@ use common::deploy_image::{
     IMAGE, QUICK_START, deletion_runs_the_finalizer, sample_gets_a_deployment_and_conditions,
 };
 use common::{kb_ok, persistent_project_dir, shared_tools_bin, stdout, words};
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -187,21 +186,15 @@ fn check_manifests(dir: &Path) {
 /// and stops cleanly on SIGINT.
 fn run_reconciles_the_samples(dir: &Path, env: &Env) {
     let log_path = dir.join("make-run.log");
-    let log = std::fs::File::create(&log_path).unwrap();
-    let mut manager = Background {
-        child: env
-            .command(dir, "make", &["run"])
+    let mut manager = Background::logged(
+        env.command(dir, "make", &["run"])
             .env("CARGO_TARGET_DIR", shared_target_dir())
             // No serving certificate on this machine: as go/v4's `make run`.
             .env("ENABLE_WEBHOOKS", "false")
             // What config/manager/manager.yaml gives the deployed manager.
-            .env("MEMCACHED_IMAGE", IMAGE)
-            .stdout(log.try_clone().unwrap())
-            .stderr(log)
-            .process_group(0)
-            .spawn()
-            .unwrap(),
-    };
+            .env("MEMCACHED_IMAGE", IMAGE),
+        &log_path,
+    );
     let log_text = || std::fs::read_to_string(&log_path).unwrap_or_default();
     wait_until(
         "the manager's /healthz on :8081",

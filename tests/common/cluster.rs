@@ -135,6 +135,20 @@ pub struct Background {
 }
 
 impl Background {
+    /// Starts `command` in a process group of its own, with its standard
+    /// output and error both written to a new file at `log_path`.
+    pub fn logged(command: &mut Command, log_path: &Path) -> Self {
+        use std::os::unix::process::CommandExt as _;
+        let log = std::fs::File::create(log_path).unwrap();
+        let child = command
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .process_group(0)
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {command:?}: {e}"));
+        Self { child }
+    }
+
     /// Sends SIGINT to the whole group and waits up to `limit` for the exit.
     pub fn interrupt(&mut self, limit: Duration) -> bool {
         let group = format!("-{}", self.child.id());
