@@ -282,10 +282,14 @@ spec:
             cpu: 500m
 ";
 
+    /// The values read from the kustomize output `output`.
+    fn values_of(output: &str) -> Values {
+        Values::from_manifests(&Manifests::parse(output, "dist/install.yaml").unwrap()).unwrap()
+    }
+
     #[test]
     fn values_come_from_the_manager_deployment() {
-        let manifests = Manifests::parse(OUTPUT, "dist/install.yaml").unwrap();
-        let values = Values::from_manifests(&manifests).unwrap();
+        let values = values_of(OUTPUT);
         assert_eq!(
             (values.repository.as_str(), values.tag.as_str()),
             ("example.com/shop", "v1.2.3")
@@ -313,22 +317,19 @@ spec:
   - port: 443
     targetPort: 9666
 ";
-        let manifests = Manifests::parse(&format!("{OUTPUT}{service}"), "m.yaml").unwrap();
-        let values = Values::from_manifests(&manifests).unwrap();
+        let values = values_of(&format!("{OUTPUT}{service}"));
         assert!(values.webhook && !values.webhook_port_flag);
         assert_eq!(values.webhook_port, 9666);
         assert_eq!(values.health_probe_port, 8081);
         let named = service.replace("targetPort: 9666", "targetPort: webhook-server");
-        let manifests = Manifests::parse(&format!("{OUTPUT}{named}"), "m.yaml").unwrap();
-        let values = Values::from_manifests(&manifests).unwrap();
+        let values = values_of(&format!("{OUTPUT}{named}"));
         assert_eq!(values.webhook_port, DEFAULT_WEBHOOK_PORT);
     }
 
     #[test]
     fn a_latest_tag_is_left_to_the_charts_app_version() {
         let output = OUTPUT.replace("example.com/shop:v1.2.3", "controller:latest");
-        let manifests = Manifests::parse(&output, "m.yaml").unwrap();
-        let values = Values::from_manifests(&manifests).unwrap();
+        let values = values_of(&output);
         assert_eq!(
             (values.repository.as_str(), values.tag.as_str()),
             ("controller", "")
@@ -341,8 +342,7 @@ spec:
             "  template:\n    spec:\n      containers:\n",
             "  template:\n    metadata:\n      annotations:\n        kubectl.kubernetes.io/default-container: operator\n    spec:\n      containers:\n      - name: proxy\n        image: example.com/proxy:v9\n      - name: operator\n        image: example.com/op:v2\n",
         );
-        let manifests = Manifests::parse(&output, "m.yaml").unwrap();
-        let values = Values::from_manifests(&manifests).unwrap();
+        let values = values_of(&output);
         assert_eq!(
             (values.repository.as_str(), values.tag.as_str()),
             ("example.com/op", "v2")
