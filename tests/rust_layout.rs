@@ -20,14 +20,15 @@
 mod common;
 
 use common::cluster::{
-    Background, ControlPlane, Env, assert_deployed, assets, env_for, http_get,
-    install_cert_manager_crds, step, wait_until,
+    Background, ControlPlane, Env, assert_deployed, http_get, install_cert_manager_crds, step,
+    wait_until,
 };
 use common::deploy_image::{
     IMAGE, QUICK_START, deletion_runs_the_finalizer, sample_gets_a_deployment_and_conditions,
 };
-use common::{kb_ok, persistent_project_dir, shared_tools_bin, stdout, words};
-use std::path::{Path, PathBuf};
+use common::rust_project::{run, rust_env, shared_target_dir};
+use common::{kb_ok, persistent_project_dir, stdout, words};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 const IMG: &str = "example.com/guestbook:v0.0.1";
@@ -49,11 +50,6 @@ const SEQUENCE: &[&str] = &[
     "create webhook --group webapp --version v1 --kind Library --programmatic-validation",
 ];
 
-/// The cargo target directory every generated Rust project shares.
-fn shared_target_dir() -> PathBuf {
-    shared_tools_bin().with_file_name("rust-target")
-}
-
 /// Scaffolds the project and edits its Guestbook Reconcile.
 fn scaffold(dir: &Path, env: &Env) {
     kb_ok(
@@ -74,54 +70,6 @@ fn scaffold(dir: &Path, env: &Env) {
     assert!(text.contains(scaffolded), "unexpected controller:\n{text}");
     let edited = text.replace(scaffolded, &format!("\"{EDITED_MESSAGE}\""));
     std::fs::write(&controller, edited).unwrap();
-}
-
-/// An environment for cargo and make in generated projects, on `plane` if any.
-fn rust_env(plane: Option<&ControlPlane>) -> Env {
-    match plane {
-        Some(plane) => env_for(plane),
-        // The same PATH as on the control plane: a build script that
-        // watches PATH would otherwise make cargo rebuild between steps.
-        None => Env {
-            kubeconfig: PathBuf::from("/nonexistent"),
-            path: format!(
-                "{}:{}",
-                assets().display(),
-                std::env::var("PATH").unwrap_or_default()
-            ),
-        },
-    }
-}
-
-/// Runs `program args` in `dir` with the shared target dir (every make
-/// target that builds must see it, or cargo starts from an empty target
-/// directory) and KUBEBUILDER_ASSETS, and returns its output; panics on
-/// failure.
-fn run(env: &Env, dir: &Path, program: &str, args: &[&str]) -> String {
-    let started = Instant::now();
-    let output = env
-        .command(dir, program, args)
-        .env("CARGO_TARGET_DIR", shared_target_dir())
-        .env("KUBEBUILDER_ASSETS", assets())
-        .output()
-        .expect("command starts");
-    let text = format!(
-        "{}{}",
-        stdout(&output),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(
-        output.status.success(),
-        "`{program} {}` failed in {}:\n{text}",
-        args.join(" "),
-        dir.display()
-    );
-    eprintln!(
-        "    {program} {} ({:.1}s)",
-        args.join(" "),
-        started.elapsed().as_secs_f64()
-    );
-    text
 }
 
 /// `make manifests` wrote one CRD per kind (both versions of FirstMate in

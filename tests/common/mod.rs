@@ -6,6 +6,7 @@ pub mod deploy_image;
 pub mod grafana;
 pub mod kubebuilder;
 pub mod old_manager;
+pub mod rust_project;
 pub mod same_scaffold;
 pub mod sequences;
 

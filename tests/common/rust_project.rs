@@ -1,0 +1,101 @@
+//! Generated rust/v1-alpha projects in the slow tests: the one cargo target
+//! directory they share, the environment cargo and make run in, and the
+//! manager binary of a project, built and kept apart from the others'.
+
+use super::cluster::{Background, ControlPlane, Env, assets, env_for};
+use super::{shared_tools_bin, stdout};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+/// The cargo target directory every generated Rust project shares.
+pub fn shared_target_dir() -> PathBuf {
+    shared_tools_bin().with_file_name("rust-target")
+}
+
+/// An environment for cargo and make in generated projects, on `plane` if any.
+pub fn rust_env(plane: Option<&ControlPlane>) -> Env {
+    match plane {
+        Some(plane) => env_for(plane),
+        // The same PATH as on the control plane: a build script that
+        // watches PATH would otherwise make cargo rebuild between steps.
+        None => Env {
+            kubeconfig: PathBuf::from("/nonexistent"),
+            path: format!(
+                "{}:{}",
+                assets().display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        },
+    }
+}
+
+/// Runs `program args` in `dir` with the shared target dir (every make
+/// target that builds must see it, or cargo starts from an empty target
+/// directory) and KUBEBUILDER_ASSETS, and returns its output; panics on
+/// failure.
+pub fn run(env: &Env, dir: &Path, program: &str, args: &[&str]) -> String {
+    let started = Instant::now();
+    let output = env
+        .command(dir, program, args)
+        .env("CARGO_TARGET_DIR", shared_target_dir())
+        .env("KUBEBUILDER_ASSETS", assets())
+        .output()
+        .expect("command starts");
+    let text = format!(
+        "{}{}",
+        stdout(&output),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        output.status.success(),
+        "`{program} {}` failed in {}:\n{text}",
+        args.join(" "),
+        dir.display()
+    );
+    eprintln!(
+        "    {program} {} ({:.1}s)",
+        args.join(" "),
+        started.elapsed().as_secs_f64()
+    );
+    text
+}
+
+/// Builds the project's manager and returns a copy of the binary inside
+/// `dir`. Every project's manager is `target/debug/manager` of the shared
+/// target directory, so the build and the copy hold a lock that other
+/// tests building a manager wait for.
+pub fn build_manager(env: &Env, dir: &Path) -> PathBuf {
+    let _lock = ManagerBuildLock::take();
+    run(env, dir, "cargo", &["build", "--bin", "manager"]);
+    let copy = dir.join("manager.bin");
+    std::fs::copy(shared_target_dir().join("debug/manager"), &copy).expect("copy the manager");
+    copy
+}
+
+/// Starts `binary` (from [`build_manager`]) with `args` on `env`'s cluster,
+/// its output in `log`; interrupted when the returned value drops.
+pub fn start_manager(env: &Env, binary: &Path, args: &[&str], log: &Path) -> Background {
+    let mut command = Command::new(binary);
+    command
+        .args(args)
+        .env("KUBECONFIG", &env.kubeconfig)
+        .env("PATH", &env.path);
+    Background::logged(&mut command, log)
+}
+
+/// An exclusive lock on a file beside the shared target directory, held
+/// until dropped.
+struct ManagerBuildLock(std::fs::File);
+
+impl ManagerBuildLock {
+    fn take() -> Self {
+        use std::os::fd::AsRawFd as _;
+        let path = shared_target_dir().with_file_name("rust-manager-build.lock");
+        let file = std::fs::File::create(&path).expect("create the build lock");
+        // SAFETY: flock on a descriptor this value owns.
+        let taken = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
+        assert_eq!(taken, 0, "cannot lock {}", path.display());
+        Self(file)
+    }
+}
