@@ -258,10 +258,16 @@ fn the_webhook_server_shares_the_managers_tls_module_when_it_has_one() {
     let webhook = "create webhook --group crew --version v1 --kind Captain --defaulting";
     let (_new_tmp, new) = rust_project("guestbook", &[api, webhook]);
     let manager_tls = read(&new, "src/manager/tls.rs");
-    assert!(!new.join("src/webhook/tls.rs").exists(), "a second copy of tls.rs");
+    assert!(
+        !new.join("src/webhook/tls.rs").exists(),
+        "a second copy of tls.rs"
+    );
     let server = read(&new, "src/webhook/mod.rs");
     assert!(!server.contains("pub mod tls;"), "{server}");
-    assert!(server.contains("use crate::manager::{Flags, Shutdown, tls};"), "{server}");
+    assert!(
+        server.contains("use crate::manager::{Flags, Shutdown, tls};"),
+        "{server}"
+    );
 
     let (_old_tmp, old) = rust_project("guestbook", &[api]);
     old_manager::rust_without_shared_tls(&old);
@@ -269,6 +275,9 @@ fn the_webhook_server_shares_the_managers_tls_module_when_it_has_one() {
     assert_eq!(read(&old, "src/webhook/tls.rs"), manager_tls);
     let server = read(&old, "src/webhook/mod.rs");
     assert!(server.contains("\npub mod tls;\n"), "{server}");
-    assert!(server.contains("use crate::manager::{Flags, Shutdown};"), "{server}");
+    assert!(
+        server.contains("use crate::manager::{Flags, Shutdown};"),
+        "{server}"
+    );
     assert!(!old.join("src/manager/tls.rs").exists());
 }

@@ -5,7 +5,9 @@
 //! metrics, HTTPS answers 401 without or with a bad token, 403 to a
 //! ServiceAccount without the metrics-reader role and 200 with it, and
 //! answers are cached; `--metrics-secure=false` serves plain HTTP; HTTP/2 is
-//! negotiated only with `--enable-http2`; certificate files replaced on disk
+//! negotiated only with `--enable-http2`; what config/prometheus sends (the
+//! token over HTTPS, certificate unchecked, or checked against the CA for
+//! the Service's name) is answered 200; certificate files replaced on disk
 //! are served without a restart; a missing certificate stops the start with
 //! one line naming the file. The status codes are printed as a matrix.
 //!
@@ -27,6 +29,9 @@ const MANAGER_SA: &str = "metricsauth-controller-manager";
 const READER_ROLE: &str = "metricsauth-metrics-reader";
 /// A ServiceAccount of the test that scrapes the metrics.
 const SCRAPER: &str = "scraper";
+/// The metrics Service's name in the cluster, the server name the
+/// ServiceMonitor checks with config/prometheus/monitor_tls_patch.yaml.
+const SERVICE_HOST: &str = "metricsauth-controller-manager-metrics-service.metricsauth-system.svc";
 /// The kinds of config/default's output applied to the control plane.
 const RBAC_KINDS: &[&str] = &[
     "Namespace",
@@ -87,6 +92,32 @@ fn https(port: u16, token: Option<&str>, extra: &[&str]) -> Answer {
     }
     args.extend(extra);
     curl(&format!("https://127.0.0.1:{port}/metrics"), &args)
+}
+
+/// What config/prometheus/monitor.yaml has Prometheus send: HTTPS with
+/// the ServiceAccount token as bearer token, certificate not verified.
+fn assert_monitor_sends_what_the_matrix_sends(dir: &Path) {
+    let monitor = std::fs::read_to_string(dir.join("config/prometheus/monitor.yaml")).unwrap();
+    for line in [
+        "scheme: https",
+        "bearerTokenFile: /var/run/secrets/kubernetes.io/serviceaccount/token",
+        "insecureSkipVerify: true",
+    ] {
+        assert!(
+            monitor.contains(line),
+            "no `{line}` in monitor.yaml:\n{monitor}"
+        );
+    }
+}
+
+/// A scrape as with config/prometheus/monitor_tls_patch.yaml: the server's
+/// certificate verified against `ca` for the Service's name.
+fn verified_scrape(port: u16, ca: &Path, token: &str) -> Answer {
+    let resolve = format!("{SERVICE_HOST}:{port}:127.0.0.1");
+    let header = format!("Authorization: Bearer {token}");
+    let ca = ca.to_string_lossy();
+    let args = ["--cacert", &ca, "--resolve", &resolve, "-H", &header];
+    curl(&format!("https://{SERVICE_HOST}:{port}/metrics"), &args)
 }
 
 /// Whether `body` is the manager's metrics in the Prometheus text format
@@ -262,7 +293,7 @@ fn write_certificate(dir: &Path, name: &str) -> String {
             "-subj",
             &format!("/CN={name}"),
             "-addext",
-            "subjectAltName=IP:127.0.0.1",
+            &format!("subjectAltName=IP:127.0.0.1,DNS:{SERVICE_HOST}"),
         ])
         .arg("-keyout")
         .arg(&key)
@@ -342,6 +373,7 @@ fn metrics_are_served_over_https_to_authorized_scrapers_only() {
     let dir = persistent_project_dir(PROJECT);
     let offline = rust_env(None);
     step("scaffold: init --plugins rust/v1-alpha", || scaffold(&dir));
+    assert_monitor_sends_what_the_matrix_sends(&dir);
     let binary = step("cargo build --bin manager", || {
         build_manager(&offline, &dir)
     });
@@ -510,6 +542,16 @@ fn metrics_are_served_over_https_to_authorized_scrapers_only() {
                 format!("{} over HTTP/{}", allowed.status, allowed.version),
                 allowed.status == "200" && allowed.version == "2" && is_metrics(&allowed.body),
                 &allowed.body,
+            );
+            let verified =
+                verified_scrape(port, &certs.join("tls.crt"), &token(&dir, &env, SCRAPER));
+            check(
+                &mut rows,
+                "as monitor_tls_patch.yaml: CA + serverName verified, token",
+                "200 + metrics",
+                verified.status.clone(),
+                verified.status == "200" && is_metrics(&verified.body),
+                &verified.body,
             );
             let served = served_fingerprint(port);
             check(
