@@ -360,7 +360,7 @@ fn print_matrix(rows: &[Row]) {
     eprintln!("    metrics endpoint matrix:");
     for row in rows {
         eprintln!(
-            "      {:<62} expected {:<22} got {}",
+            "      {:<62} expected {:<34} got {}",
             row.request, row.expected, row.got
         );
     }
