@@ -1,8 +1,9 @@
 //! `create webhook` in a rust/v1-alpha project: what it adds and edits
 //! (snapshots), go/v4's webhook names and paths, the hub listed first so
 //! that it is stored, a multigroup project, two calls ending like one,
-//! refusals, `--dry-run` and `alpha generate`, and `--webhook-port` used
-//! only with a manager that defines it.
+//! refusals, `--dry-run` and `alpha generate`, `--webhook-port` used only
+//! with a manager that defines it, and the manager's TLS module shared with
+//! the webhook server, or copied for a manager that has none.
 
 mod common;
 
@@ -245,4 +246,38 @@ fn webhook_port_is_used_only_with_a_manager_that_defines_it() {
             "old manager: {old}\n{server}"
         );
     }
+}
+
+/// The webhook server uses the TLS module of a manager that has one
+/// (src/manager/tls.rs, shared with the metrics server: the project holds
+/// one copy); a manager made before that module existed gets the same
+/// module as src/webhook/tls.rs.
+#[test]
+fn the_webhook_server_shares_the_managers_tls_module_when_it_has_one() {
+    let api = "create api --group crew --version v1 --kind Captain --resource --controller";
+    let webhook = "create webhook --group crew --version v1 --kind Captain --defaulting";
+    let (_new_tmp, new) = rust_project("guestbook", &[api, webhook]);
+    let manager_tls = read(&new, "src/manager/tls.rs");
+    assert!(
+        !new.join("src/webhook/tls.rs").exists(),
+        "a second copy of tls.rs"
+    );
+    let server = read(&new, "src/webhook/mod.rs");
+    assert!(!server.contains("pub mod tls;"), "{server}");
+    assert!(
+        server.contains("use crate::manager::{Flags, Shutdown, tls};"),
+        "{server}"
+    );
+
+    let (_old_tmp, old) = rust_project("guestbook", &[api]);
+    old_manager::rust_without_shared_tls(&old);
+    kb_ok(&old, &words(webhook));
+    assert_eq!(read(&old, "src/webhook/tls.rs"), manager_tls);
+    let server = read(&old, "src/webhook/mod.rs");
+    assert!(server.contains("\npub mod tls;\n"), "{server}");
+    assert!(
+        server.contains("use crate::manager::{Flags, Shutdown};"),
+        "{server}"
+    );
+    assert!(!old.join("src/manager/tls.rs").exists());
 }

@@ -74,3 +74,18 @@ fn assert_removed(path: &Path, text: &str, names: &[&str]) {
         );
     }
 }
+
+/// Takes the shared TLS module out of the rust/v1-alpha manager in `dir`
+/// (src/manager/tls.rs and its `pub mod tls;`), as in a manager scaffolded
+/// before the metrics server served HTTPS.
+pub fn rust_without_shared_tls(dir: &Path) {
+    std::fs::remove_file(dir.join("src/manager/tls.rs")).unwrap();
+    let path = dir.join("src/manager/mod.rs");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let old: String = text
+        .split_inclusive('\n')
+        .filter(|line| line.trim() != "pub mod tls;")
+        .collect();
+    assert_removed(&path, &old, &["mod tls"]);
+    std::fs::write(&path, old).unwrap();
+}

@@ -16,6 +16,13 @@ use crate::resource::{Origin, Resource};
 use anyhow::{Context as _, Result, bail};
 use serde::Serialize;
 
+/// The manager's module file, which declares its TLS module when it has one.
+const MANAGER_MODULE: &str = "src/manager/mod.rs";
+
+/// The manager's TLS module, which `create webhook` copies into
+/// src/webhook/ for a manager without one.
+const TLS_TEMPLATE: &str = "init/src/manager/tls.rs.jinja";
+
 /// The marker above which `create api` lists each kind's CRD in src/api/mod.rs.
 const CRDS_MARKER: &str = "+kubebuilder:scaffold:crds";
 
@@ -68,12 +75,14 @@ pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
         String::new()
     };
 
-    let templates = Templates::load(TEMPLATE_DIR, &["create-webhook"])?;
+    let templates = Templates::load(TEMPLATE_DIR, &["create-webhook", "init/src/manager"])?;
     let fragments = Fragments::load(TEMPLATE_DIR, "create-webhook")?;
+    let shared_tls = manager_has_tls(ctx.dir);
     let mut context = base_context(project, &read_rust_header(ctx.dir));
     context.insert("resource", resource);
     context.insert("webhook", &webhook);
     context.insert("manager_webhook_port", &ctx.manager_webhook_port);
+    context.insert("shared_tls", &shared_tls);
     let vars = [
         ("group_dir", group_dir.as_str()),
         ("version", resource.version.as_str()),
@@ -92,6 +101,14 @@ pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
         contents: with_webhook_dependencies(&read_cargo_toml(ctx)?)?,
     });
     render.files("create-webhook/server", plan, true)?;
+    if !shared_tls {
+        // A manager scaffolded before the metrics server's TLS: the webhook
+        // server keeps a copy of that module of its own.
+        plan.push(Change::CreateIfMissing {
+            path: "src/webhook/tls.rs".into(),
+            contents: templates.render(TLS_TEMPLATE, &context)?,
+        });
+    }
     if multigroup {
         render.files("create-webhook/webhook-group", plan, true)?;
         render.fragments("webhook-group", plan)?;
@@ -154,6 +171,13 @@ fn plan_spokes(
         });
     }
     Ok(())
+}
+
+/// Whether the manager at `dir` has the TLS module the webhook server
+/// shares with the metrics server (`pub mod tls;` in src/manager/mod.rs).
+fn manager_has_tls(dir: &std::path::Path) -> bool {
+    std::fs::read_to_string(dir.join(MANAGER_MODULE))
+        .is_ok_and(|text| text.lines().any(|line| line.trim() == "pub mod tls;"))
 }
 
 /// The project's Cargo.toml.
