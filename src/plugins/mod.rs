@@ -493,4 +493,26 @@ mod tests {
         std::fs::write(&flags, "    pub webhook_port: i32,\n").unwrap();
         assert!(manager_takes_flag(&chain("rust/v1-alpha"), dir, "webhook-port").unwrap());
     }
+
+    #[test]
+    fn a_layout_tells_which_metrics_its_manager_exports() {
+        let layout = |spec: &str| -> Vec<String> {
+            let chain = Chain::parse(spec).unwrap();
+            chain.iter().map(|p| p.key().to_string()).collect()
+        };
+        let (go, rust) = (layout("go/v4"), layout("rust/v1-alpha"));
+        assert!(manager_exports_metric(&go, "go_goroutines"));
+        assert!(!manager_exports_metric(&rust, "go_goroutines"));
+        for name in [
+            "workqueue_depth",
+            "controller_runtime_reconcile_time_seconds_bucket",
+        ] {
+            assert!(manager_exports_metric(&rust, name), "{name}");
+        }
+        // A project without a language layout: kubebuilder's assumption.
+        assert!(manager_exports_metric(
+            &layout("kustomize/v2"),
+            "go_goroutines"
+        ));
+    }
 }
