@@ -277,6 +277,90 @@ fn grafana_adds_its_files_and_its_project_section_and_nothing_else() {
     }
 }
 
+/// The text a dashboard template renders for a manager that exports every
+/// metric: the template without its tags, each `else` branch left out.
+fn rendered_with_every_metric(template: &str) -> String {
+    let mut text = String::new();
+    let mut in_else = false;
+    let mut rest = template;
+    while let Some(start) = rest.find("{%") {
+        if !in_else {
+            text.push_str(&rest[..start]);
+        }
+        let end = start + rest[start..].find("%}").expect("a closed tag") + 2;
+        let tag = rest[start + 2..end - 2].trim();
+        if tag == "else" {
+            in_else = true;
+        } else if tag == "endif" {
+            in_else = false;
+        }
+        rest = &rest[end..];
+    }
+    text + rest
+}
+
+#[test]
+fn grafana_leaves_out_what_the_layouts_manager_cannot_feed() {
+    let templates = [
+        (
+            "grafana/controller-resources-metrics.json",
+            include_str!(
+                "../scaffolds/grafana/v1-alpha/edit/grafana/controller-resources-metrics.json.jinja"
+            ),
+        ),
+        (
+            "grafana/controller-runtime-metrics.json",
+            include_str!(
+                "../scaffolds/grafana/v1-alpha/edit/grafana/controller-runtime-metrics.json.jinja"
+            ),
+        ),
+    ];
+    // go/v4: the dashboards as they always were, Go runtime panels included.
+    let (_go_tmp, go) = init_with("go/v4", true);
+    kb_ok(&go, &words("edit --plugins grafana/v1-alpha"));
+    let go_files = grafana_files(&go);
+    for (path, template) in templates {
+        assert_eq!(
+            go_files[Path::new(path)],
+            rendered_with_every_metric(template),
+            "{path}"
+        );
+    }
+    let go_resources = &go_files[Path::new("grafana/controller-resources-metrics.json")];
+    assert!(
+        go_resources.contains("go_goroutines{")
+            && go_resources.contains("go_memstats_heap_alloc_bytes{")
+    );
+
+    // rust/v1-alpha: no query of a go_* metric, every panel still well formed.
+    let (_rust_tmp, rust) = init_with("rust/v1-alpha", false);
+    kb_ok(&rust, &words("edit --plugins grafana/v1-alpha"));
+    let rust_files = grafana_files(&rust);
+    for (path, _) in templates {
+        let text = &rust_files[Path::new(path)];
+        let problems = dashboard_problems(text);
+        assert!(problems.is_empty(), "{path}: {problems:#?}");
+        for expr in queries(text) {
+            let names = metric_names(&expr);
+            assert!(!names.is_empty(), "no metric in {expr}");
+            assert!(
+                names.iter().all(|n| !n.starts_with("go_")),
+                "{path}: {expr}"
+            );
+        }
+    }
+    let rust_resources = &rust_files[Path::new("grafana/controller-resources-metrics.json")];
+    assert!(
+        !rust_resources.contains("\"Goroutines\""),
+        "{rust_resources}"
+    );
+    assert!(rust_resources.contains("process_resident_memory_bytes{"));
+    assert_eq!(
+        rust_files[Path::new("grafana/controller-runtime-metrics.json")],
+        go_files[Path::new("grafana/controller-runtime-metrics.json")]
+    );
+}
+
 #[test]
 fn the_dashboard_check_finds_what_grafana_would_reject() {
     let good = r#"{"title": "t", "uid": "u", "schemaVersion": 39,

@@ -54,7 +54,7 @@ fn the_quick_start_kind_gets_a_kube_rs_controller_for_its_image() {
             "container_port: object.spec.container_port(),",
             "run_as_user: Some(1001),",
             "controller::rule(\"apps\", &[\"deployments\"], ALL_VERBS),",
-            ".owns(deployments, watcher::Config::default())",
+            "runner.owns(runner.watch(objects), deployments)",
             "finalizer(&api, FINALIZER, object,",
         ],
     );

@@ -77,6 +77,16 @@ impl Context {
     pub fn insert<T: Serialize + ?Sized>(&mut self, name: impl Into<String>, value: &T) {
         self.0.insert(name.into(), Value::from_serialize(value));
     }
+
+    /// Sets `name` to a test of one text, for `{% if name("text") %}`.
+    pub fn insert_test(
+        &mut self,
+        name: impl Into<String>,
+        test: impl Fn(&str) -> bool + Send + Sync + 'static,
+    ) {
+        let function = Value::from_function(move |text: String| test(&text));
+        self.0.insert(name.into(), function);
+    }
 }
 
 /// The tag delimiters of a plugin's templates.

@@ -312,6 +312,14 @@ pub trait Plugin: Sync {
         Ok(None)
     }
 
+    /// Whether the manager this language layout scaffolds exports the
+    /// metric `name` (as a query names it, `_bucket` of a histogram
+    /// included); `None` from a plugin that writes no manager. A dashboard
+    /// leaves out the panels that read what the manager cannot feed.
+    fn manager_exports_metric(&self, _name: &str) -> Option<bool> {
+        None
+    }
+
     /// Plans its changes for `edit` (settings, or this plugin being added).
     fn edit(&self, _ctx: &EditContext, _out: &mut Output) -> Result<()> {
         Ok(())
@@ -386,6 +394,18 @@ pub fn manager_takes_flag(chain: &Chain, dir: &Path, name: &str) -> Result<bool>
         }
     }
     Ok(true)
+}
+
+/// Whether the manager of a project with the plugins `layout` exports the
+/// metric `name`, as its language layout tells; without one that knows (a
+/// go/v4 manager exports what controller-runtime and the Go runtime
+/// register), true.
+pub fn manager_exports_metric(layout: &[String], name: &str) -> bool {
+    layout
+        .iter()
+        .filter_map(|key| by_key(key))
+        .find_map(|plugin| plugin.manager_exports_metric(name))
+        .unwrap_or(true)
 }
 
 /// Whether the manager source file `path` in `dir` holds one of
@@ -472,5 +492,27 @@ mod tests {
         assert!(!manager_takes_flag(&chain("rust/v1-alpha"), dir, "webhook-port").unwrap());
         std::fs::write(&flags, "    pub webhook_port: i32,\n").unwrap();
         assert!(manager_takes_flag(&chain("rust/v1-alpha"), dir, "webhook-port").unwrap());
+    }
+
+    #[test]
+    fn a_layout_tells_which_metrics_its_manager_exports() {
+        let layout = |spec: &str| -> Vec<String> {
+            let chain = Chain::parse(spec).unwrap();
+            chain.iter().map(|p| p.key().to_string()).collect()
+        };
+        let (go, rust) = (layout("go/v4"), layout("rust/v1-alpha"));
+        assert!(manager_exports_metric(&go, "go_goroutines"));
+        assert!(!manager_exports_metric(&rust, "go_goroutines"));
+        for name in [
+            "workqueue_depth",
+            "controller_runtime_reconcile_time_seconds_bucket",
+        ] {
+            assert!(manager_exports_metric(&rust, name), "{name}");
+        }
+        // A project without a language layout: kubebuilder's assumption.
+        assert!(manager_exports_metric(
+            &layout("kustomize/v2"),
+            "go_goroutines"
+        ));
     }
 }

@@ -5,7 +5,9 @@
 //! Every `edit` it takes part in writes the two fixed dashboards again,
 //! writes `grafana/custom-metrics/config.yaml` only when it is missing (the
 //! file is the user's), and renders `custom-metrics-dashboard.json` from the
-//! metrics that file lists. PROJECT records `grafana.kubebuilder.io/v1-alpha: {}`
+//! metrics that file lists. The fixed dashboards leave out what the
+//! project's manager cannot feed (a Rust manager has no `go_*` metrics).
+//! PROJECT records `grafana.kubebuilder.io/v1-alpha: {}`
 //! under `plugins:`.
 
 mod config;
@@ -51,7 +53,14 @@ impl Plugin for Grafana {
 
     fn edit(&self, ctx: &EditContext, out: &mut Output) -> Result<()> {
         let templates = Templates::load(TEMPLATE_DIR, &["edit", "custom"])?;
-        let context = Context::new();
+        // A panel (or query) that reads a metric the project's manager does
+        // not export, such as a Go runtime's `go_*` in a Rust manager, is
+        // left out: the layout plugin tells which it exports.
+        let layout = ctx.project.layout.clone();
+        let mut context = Context::new();
+        context.insert_test("exported", move |name| {
+            super::manager_exports_metric(&layout, name)
+        });
         for template in templates.tree("edit") {
             let contents = templates.render(&template.name, &context)?;
             let path = template.output;

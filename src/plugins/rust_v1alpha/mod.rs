@@ -12,6 +12,7 @@ pub mod cargo_toml;
 pub(crate) mod create_api;
 mod create_webhook;
 mod edit;
+mod metrics;
 mod names;
 mod versions;
 
@@ -123,6 +124,10 @@ impl Plugin for RustBase {
         let field = format!("{}:", name.replace('-', "_"));
         let literal = format!("\"{name}\"");
         super::source_defines_flag(dir, FLAGS_PATH, &[&field, &literal]).map(Some)
+    }
+
+    fn manager_exports_metric(&self, name: &str) -> Option<bool> {
+        Some(metrics::exported(name))
     }
 
     fn edit(&self, ctx: &EditContext, out: &mut Output) -> Result<()> {
