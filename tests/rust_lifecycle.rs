@@ -14,7 +14,9 @@
 //!     Lease could expire, and the other replica takes over;
 //! (d) a reconcile that never returns: SIGTERM makes /readyz fail and the
 //!     manager exit non-zero after --graceful-shutdown-timeout naming the
-//!     controller, without releasing the Lease; a second signal exits at once.
+//!     controller, without releasing the Lease; a second signal exits at once;
+//! (e) start-up failures (kubeconfig missing, API server unreachable, bad or
+//!     taken probe address) end it with one line naming the culprit.
 //!
 //! Needs cargo and the control-plane binaries (KUBEBUILDER_ASSETS). Run by
 //! `scripts/test-all`.
@@ -117,6 +119,10 @@ fn leader_election_and_shutdown() {
         "(d) a reconcile that never returns: SIGTERM, graceful timeout, second signal",
         || stuck_reconcile_bounds_the_shutdown(&lab, survivor),
     );
+    step(
+        "(e) start-up failures name the file, flag or address at fault",
+        || start_up_failures_name_the_culprit(&lab),
+    );
 }
 
 /// What every scenario needs: the cluster, the project, its manager and
@@ -179,6 +185,24 @@ impl Lab {
             "kubectl",
             &["apply", "-f", &file.to_string_lossy()],
         );
+    }
+
+    /// A copy of the control plane's kubeconfig, named `name`, whose API
+    /// server is at `address` (`host:port`).
+    fn kubeconfig_to(&self, name: &str, address: &str) -> PathBuf {
+        let direct = std::fs::read_to_string(&self.env.kubeconfig).unwrap();
+        let servers = direct.matches("server: https://").count();
+        assert_eq!(servers, 1, "one API server expected in:\n{direct}");
+        let moved: Vec<String> = direct
+            .lines()
+            .map(|line| match line.split_once("server: https://") {
+                Some((indent, _)) => format!("{indent}server: https://{address}"),
+                None => line.to_string(),
+            })
+            .collect();
+        let path = self.dir.join(format!("{name}.kubeconfig"));
+        std::fs::write(&path, moved.join("\n")).unwrap();
+        path
     }
 
     /// The Lease's field at `path` (a jsonpath under `.spec`).
@@ -364,18 +388,8 @@ fn taken_lease_stops_the_leader(lab: &Lab, mut leader: Manager) {
 /// period, for (d)).
 fn unreachable_api_server_stops_the_leader(lab: &Lab, plane: &ControlPlane) -> Manager {
     let proxy = Proxy::start(plane.apiserver_port());
-    let kubeconfig = lab.dir.join("through-proxy.kubeconfig");
-    let direct = std::fs::read_to_string(&lab.env.kubeconfig).unwrap();
-    let apiserver = format!("127.0.0.1:{}", plane.apiserver_port());
-    assert!(
-        direct.contains(&apiserver),
-        "unexpected kubeconfig:\n{direct}"
-    );
-    std::fs::write(
-        &kubeconfig,
-        direct.replace(&apiserver, &format!("127.0.0.1:{}", proxy.port)),
-    )
-    .unwrap();
+    let proxied = format!("127.0.0.1:{}", proxy.port);
+    let kubeconfig = lab.kubeconfig_to("through-proxy", &proxied);
     let mut leader = lab.start("c-leader", &["--leader-elect"], Some(&kubeconfig));
     leader.wait_for("became the leader", Duration::from_secs(30));
     let other = lab.start(
@@ -495,6 +509,53 @@ fn stuck_reconcile_bounds_the_shutdown(lab: &Lab, mut leader: Manager) {
         exited - again < Duration::from_secs(1),
         "a second signal exits at once, not after {:?}",
         exited - again
+    );
+}
+
+/// (e) Each start-up failure ends the manager with status 1 and one line
+/// (its last) naming what is at fault.
+fn start_up_failures_name_the_culprit(lab: &Lab) {
+    let fails = |kubeconfig: &Path, args: &[&str], needles: &[&str]| {
+        let output = std::process::Command::new(&lab.binary)
+            .arg("--metrics-bind-address=0")
+            .args(args)
+            .env("KUBECONFIG", kubeconfig)
+            .env_remove("RUST_BACKTRACE")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{args:?}:\n{text}");
+        let last = text.lines().last().unwrap_or_default();
+        for needle in needles {
+            assert!(
+                last.contains(needle),
+                "{needle:?} not in the last line of {args:?}:\n{text}"
+            );
+        }
+    };
+    let missing = lab.dir.join("missing.kubeconfig");
+    fails(&missing, &[], &["KUBECONFIG=", "missing.kubeconfig"]);
+    let closed = format!("127.0.0.1:{}", free_port());
+    let nowhere = lab.kubeconfig_to("nowhere", &closed);
+    fails(
+        &nowhere,
+        &[],
+        &["cannot reach", &closed, "nowhere.kubeconfig"],
+    );
+    let kubeconfig = &lab.env.kubeconfig;
+    let bad = ["--health-probe-bind-address=8081"];
+    fails(
+        kubeconfig,
+        &bad,
+        &["--health-probe-bind-address", "\"8081\""],
+    );
+    let taken = TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = taken.local_addr().unwrap().to_string();
+    let flag = format!("--health-probe-bind-address={address}");
+    fails(
+        kubeconfig,
+        &[flag.as_str()],
+        &["--health-probe-bind-address", &address],
     );
 }
 
