@@ -197,3 +197,24 @@ fn alpha_generate_gives_the_project_back_file_for_file() {
         assert!(regenerated[path] == *bytes, "{} differs", path.display());
     }
 }
+
+#[test]
+fn a_controller_is_refused_for_a_manager_without_the_reconcile_runner() {
+    let (_tmp, dir) = rust_project("oldmanager", &[]);
+    // The manager as kubebuilder-rs scaffolded it before the runner existed.
+    let module = dir.join("src/manager/mod.rs");
+    let text = std::fs::read_to_string(&module).unwrap();
+    let old = text.replace("pub use reconciler::Runner;\n", "");
+    assert_ne!(old, text, "the manager exports the runner");
+    std::fs::write(&module, old).unwrap();
+    assert_refused(
+        &dir,
+        &["create", "api"],
+        &words("--group crew --version v1 --kind Captain --resource --controller"),
+        &["src/manager/mod.rs", "Runner", "alpha generate", "--controller=false"],
+    );
+    kb_ok(
+        &dir,
+        &words("create api --group crew --version v1 --kind Captain --resource --controller=false"),
+    );
+}

@@ -10,7 +10,7 @@ use crate::machinery::{Change, Context, Fragments, Plan, Templates, path_vars};
 use crate::plugins::ApiContext;
 use crate::project::ProjectFile;
 use crate::resource::{Origin, Resource};
-use anyhow::Result;
+use anyhow::{Result, bail};
 use serde::Serialize;
 
 /// The kind's type, as templates see it (`api.*`).
@@ -96,6 +96,7 @@ pub fn plan(ctx: &ApiContext, plan: &mut Plan) -> Result<()> {
         render.fragments("api", plan)?;
     }
     if ctx.options.controller {
+        refuse_manager_without_runner(ctx)?;
         if multigroup {
             render.files("create-api/controller-group", plan, true)?;
             render.fragments("controller-group", plan)?;
@@ -109,6 +110,23 @@ pub fn plan(ctx: &ApiContext, plan: &mut Plan) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The module of the manager that exports the reconcile runner.
+const MANAGER_MODULE: &str = "src/manager/mod.rs";
+
+/// Refuses a controller for a project whose manager has no `Runner`: one
+/// scaffolded before the runner existed, whose `src/main.rs` also lacks the
+/// `controllers` the new controller's line goes into. The new controller
+/// would not build there.
+fn refuse_manager_without_runner(ctx: &ApiContext) -> Result<()> {
+    let text = std::fs::read_to_string(ctx.dir.join(MANAGER_MODULE)).unwrap_or_default();
+    if text.lines().any(|line| line.trim() == "pub use reconciler::Runner;") {
+        return Ok(());
+    }
+    bail!(
+        "{MANAGER_MODULE} does not export the reconcile runner (`pub use reconciler::Runner;`) that a new controller runs on: the project's manager predates it; scaffold the project again with `kubebuilder-rs alpha generate` and carry your code over, or create the API with --controller=false"
+    )
 }
 
 /// Templates, fragments and values of one command, rendered into a plan.
