@@ -47,7 +47,7 @@ pub async fn reconcile(frigate: Arc<Frigate>, ctx: Arc<Context>) -> Result<Actio
     eprintln!("test-reconcile start {name} {}", now());
     match frigate.annotations().get("test/sleep").map(String::as_str) {
         Some("forever") => std::future::pending::<()>().await,
-        Some(seconds) => tokio::time::sleep(Duration::from_secs(seconds.parse().unwrap())).await,
+        Some(seconds) => tokio::time::sleep(std::time::Duration::from_secs(seconds.parse().unwrap())).await,
         None => {}
     }
     let result = scaffolded_reconcile(frigate, ctx).await;
