@@ -211,7 +211,12 @@ fn a_controller_is_refused_for_a_manager_without_the_reconcile_runner() {
         &dir,
         &["create", "api"],
         &words("--group crew --version v1 --kind Captain --resource --controller"),
-        &["src/manager/mod.rs", "Runner", "alpha generate", "--controller=false"],
+        &[
+            "src/manager/mod.rs",
+            "Runner",
+            "alpha generate",
+            "--controller=false",
+        ],
     );
     kb_ok(
         &dir,

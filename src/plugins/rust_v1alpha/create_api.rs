@@ -121,7 +121,10 @@ const MANAGER_MODULE: &str = "src/manager/mod.rs";
 /// would not build there.
 fn refuse_manager_without_runner(ctx: &ApiContext) -> Result<()> {
     let text = std::fs::read_to_string(ctx.dir.join(MANAGER_MODULE)).unwrap_or_default();
-    if text.lines().any(|line| line.trim() == "pub use reconciler::Runner;") {
+    if text
+        .lines()
+        .any(|line| line.trim() == "pub use reconciler::Runner;")
+    {
         return Ok(());
     }
     bail!(
