@@ -26,8 +26,8 @@ use common::cluster::{
 use common::deploy_image::{
     IMAGE, QUICK_START, deletion_runs_the_finalizer, sample_gets_a_deployment_and_conditions,
 };
-use common::rust_project::{run, rust_env, shared_target_dir};
-use common::{kb_ok, persistent_project_dir, stdout, words};
+use common::rust_project::{self, run, rust_env, shared_target_dir};
+use common::{persistent_project_dir, stdout, words};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -52,13 +52,7 @@ const SEQUENCE: &[&str] = &[
 
 /// Scaffolds the project and edits its Guestbook Reconcile.
 fn scaffold(dir: &Path, env: &Env) {
-    kb_ok(
-        dir,
-        &words("init --plugins rust/v1-alpha --domain example.com --owner Tester"),
-    );
-    for line in SEQUENCE {
-        kb_ok(dir, &words(line));
-    }
+    rust_project::scaffold(dir, SEQUENCE);
     // Run as kubebuilder's quick start runs it: `make manifests` afterwards,
     // which builds the project with cargo.
     let binary = assert_cmd::cargo::cargo_bin("kubebuilder-rs");

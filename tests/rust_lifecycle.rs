@@ -24,8 +24,8 @@
 mod common;
 
 use common::cluster::{Background, ControlPlane, Env, env_for, http_get, step, wait_until};
-use common::rust_project::{build_manager, rust_env, start_manager};
-use common::{kb_ok, persistent_project_dir, words};
+use common::rust_project::{self, build_manager, rust_env, start_manager};
+use common::{persistent_project_dir, words};
 use std::io::Write as _;
 use std::net::{Shutdown as Close, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -561,13 +561,9 @@ fn start_up_failures_name_the_culprit(lab: &Lab) {
 
 /// Scaffolds the project and wraps its reconcile (see [`WRAPPER`]).
 fn scaffold(dir: &Path) {
-    kb_ok(
+    rust_project::scaffold(
         dir,
-        &words("init --plugins rust/v1-alpha --domain example.com --owner Tester"),
-    );
-    kb_ok(
-        dir,
-        &words("create api --group ship --version v1 --kind Frigate --resource --controller"),
+        &["create api --group ship --version v1 --kind Frigate --resource --controller"],
     );
     let path = dir.join(CONTROLLER);
     let text = std::fs::read_to_string(&path).unwrap();

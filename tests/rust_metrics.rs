@@ -17,8 +17,8 @@ mod common;
 
 use common::cluster::{Background, ControlPlane, Env, crd_established, http_get, step, wait_until};
 use common::grafana::{metric_names, queries};
-use common::rust_project::{build_manager, run, rust_env};
-use common::{kb_ok, persistent_project_dir, stdout, words};
+use common::rust_project::{self, build_manager, run, rust_env};
+use common::{persistent_project_dir, stdout};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::Command;
@@ -50,15 +50,13 @@ const EDITED_START: &str = r#"    let ns = guestbook.namespace().unwrap_or_defau
 
 /// Scaffolds the project and edits its Reconcile and concurrency.
 fn scaffold(dir: &Path) {
-    kb_ok(
+    rust_project::scaffold(
         dir,
-        &words("init --plugins rust/v1-alpha --domain example.com --owner Tester"),
+        &[
+            "create api --group webapp --version v1 --kind Guestbook --resource --controller",
+            "edit --plugins grafana/v1-alpha",
+        ],
     );
-    kb_ok(
-        dir,
-        &words("create api --group webapp --version v1 --kind Guestbook --resource --controller"),
-    );
-    kb_ok(dir, &words("edit --plugins grafana/v1-alpha"));
     let path = dir.join("src/controller/guestbook.rs");
     let text = std::fs::read_to_string(&path).unwrap();
     let concurrency = "pub const MAX_CONCURRENT_RECONCILES: u16 = 1;";

@@ -131,11 +131,25 @@ pub fn shared_tools_bin() -> PathBuf {
 /// Runs `program args` in `dir` with the shared tools dir as `LOCALBIN`,
 /// prints how long it took, and panics with the command's output on failure.
 pub fn run_ok(dir: &Path, program: &str, args: &[&str]) -> String {
-    let started = std::time::Instant::now();
-    let output = std::process::Command::new(program)
+    let mut command = std::process::Command::new(program);
+    command
         .args(args)
         .current_dir(dir)
-        .env("LOCALBIN", shared_tools_bin())
+        .env("LOCALBIN", shared_tools_bin());
+    output_ok(&mut command, dir, program, args)
+}
+
+/// Runs `command`, which is `program args` in `dir`; prints how long it
+/// took, panics with its output on failure, and returns its standard output
+/// followed by its standard error.
+pub fn output_ok(
+    command: &mut std::process::Command,
+    dir: &Path,
+    program: &str,
+    args: &[&str],
+) -> String {
+    let started = std::time::Instant::now();
+    let output = command
         .output()
         .unwrap_or_else(|e| panic!("cannot run {program}: {e}"));
     let text = format!("{}{}", stdout(&output), stderr(&output));

@@ -3,10 +3,9 @@
 //! manager binary of a project, built and kept apart from the others'.
 
 use super::cluster::{Background, ControlPlane, Env, assets, env_for};
-use super::{shared_tools_bin, stdout};
+use super::{kb_ok, output_ok, shared_tools_bin, words};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Instant;
 
 /// The cargo target directory every generated Rust project shares.
 pub fn shared_target_dir() -> PathBuf {
@@ -35,30 +34,23 @@ pub fn rust_env(plane: Option<&ControlPlane>) -> Env {
 /// directory) and KUBEBUILDER_ASSETS, and returns its output; panics on
 /// failure.
 pub fn run(env: &Env, dir: &Path, program: &str, args: &[&str]) -> String {
-    let started = Instant::now();
-    let output = env
-        .command(dir, program, args)
+    let mut command = env.command(dir, program, args);
+    command
         .env("CARGO_TARGET_DIR", shared_target_dir())
-        .env("KUBEBUILDER_ASSETS", assets())
-        .output()
-        .expect("command starts");
-    let text = format!(
-        "{}{}",
-        stdout(&output),
-        String::from_utf8_lossy(&output.stderr)
+        .env("KUBEBUILDER_ASSETS", assets());
+    output_ok(&mut command, dir, program, args)
+}
+
+/// Scaffolds a rust/v1-alpha project in `dir`: `init` (domain example.com),
+/// then each of `commands`.
+pub fn scaffold(dir: &Path, commands: &[&str]) {
+    kb_ok(
+        dir,
+        &words("init --plugins rust/v1-alpha --domain example.com --owner Tester"),
     );
-    assert!(
-        output.status.success(),
-        "`{program} {}` failed in {}:\n{text}",
-        args.join(" "),
-        dir.display()
-    );
-    eprintln!(
-        "    {program} {} ({:.1}s)",
-        args.join(" "),
-        started.elapsed().as_secs_f64()
-    );
-    text
+    for line in commands {
+        kb_ok(dir, &words(line));
+    }
 }
 
 /// Builds the project's manager and returns a copy of the binary inside
