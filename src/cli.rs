@@ -89,6 +89,9 @@ pub enum AlphaCommand {
     /// Re-scaffold the whole project from its PROJECT file with the current templates.
     #[command(after_help = GENERATE_EXAMPLES)]
     Generate(GenerateArgs),
+    /// Carry the project to the current scaffold with a three-way merge, as a new branch.
+    #[command(after_help = UPDATE_EXAMPLES)]
+    Update(UpdateArgs),
 }
 
 const EDIT_EXAMPLES: &str = "Examples:
@@ -114,6 +117,19 @@ const GENERATE_EXAMPLES: &str = "Examples:
 
   # Re-scaffold ./old-project into a new directory, leaving the original untouched
   kubebuilder-rs alpha generate --input-dir ./old-project --output-dir ./new-project";
+
+const UPDATE_EXAMPLES: &str = "Examples:
+  # Merge the current scaffold into the project on main; the result is a new branch
+  kubebuilder-rs alpha update
+
+  # See what would change, file by file, without writing anything
+  kubebuilder-rs alpha update --dry-run
+
+  # A project made by an earlier kubebuilder-rs, with that build as the ancestor
+  kubebuilder-rs alpha update --from-binary ./old/kubebuilder-rs
+
+  # In automation: commit even with conflicts, push, and open an issue
+  kubebuilder-rs alpha update --force --push --restore-path .github/workflows --open-gh-issue";
 
 const WEBHOOK_EXAMPLES: &str = "Examples:
   # Defaulting and validation for an API of the project
@@ -303,6 +319,57 @@ pub struct GenerateArgs {
     #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_value_t = true,
           default_missing_value = "true", require_equals = true)]
     pub skip_go_version_check: bool,
+}
+
+/// Flags of `alpha update`.
+#[derive(Debug, Args)]
+pub struct UpdateArgs {
+    /// The version that made the project (default: PROJECT's cliVersion),
+    /// e.g. 4.15.0 for kubebuilder.
+    #[arg(long)]
+    pub from_version: Option<String>,
+    /// The branch holding the project (default: the current branch).
+    #[arg(long)]
+    pub from_branch: Option<String>,
+    /// Make the ancestor with this kubebuilder or kubebuilder-rs executable.
+    #[arg(long, value_name = "PATH")]
+    pub from_binary: Option<PathBuf>,
+    /// Commit the result even when files conflict (the markers are committed).
+    #[arg(long)]
+    pub force: bool,
+    /// Keep the scaffold's history (ancestor, upgrade, merge) instead of one commit.
+    #[arg(long)]
+    pub show_commits: bool,
+    /// A path taken as the original branch has it, whatever the merge gives (repeatable).
+    #[arg(long, value_name = "PATH")]
+    pub restore_path: Vec<PathBuf>,
+    /// The branch to write (default: kubebuilder-rs-update-from-<from>-to-<to>).
+    #[arg(long)]
+    pub output_branch: Option<String>,
+    /// Push the output branch to origin.
+    #[arg(long)]
+    pub push: bool,
+    /// The commit message of a clean update.
+    #[arg(long)]
+    pub merge_message: Option<String>,
+    /// The commit message of an update committed with conflicts (--force).
+    #[arg(long)]
+    pub conflict_message: Option<String>,
+    /// A git setting `key=value` for the update's git commands (repeatable);
+    /// `disable` drops the defaults (merge.renameLimit, diff.renameLimit,
+    /// merge.conflictStyle).
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub git_config: Vec<String>,
+    /// Open a GitHub issue about the update with `gh`.
+    #[arg(long)]
+    pub open_gh_issue: bool,
+    /// Run the layout's post-steps (code generation, formatting, a check build) on the result.
+    #[arg(long, default_value_t = true, action = ArgAction::Set, num_args = 0..=1,
+          default_missing_value = "true", require_equals = true)]
+    pub post_steps: bool,
+    /// Print what would happen to every file; write nothing, not even a branch.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// Flags of `init`.

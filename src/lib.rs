@@ -60,6 +60,9 @@ pub fn run(cli: cli::Cli, matches: &ArgMatches) -> anyhow::Result<()> {
         cli::Command::Alpha(cli::AlphaCommand::Generate(args)) => {
             commands::alpha_generate::run(&args, &dir)
         }
+        cli::Command::Alpha(cli::AlphaCommand::Update(args)) => {
+            commands::alpha_update::run(&args, &dir)
+        }
         cli::Command::Version => {
             commands::version::run();
             Ok(())

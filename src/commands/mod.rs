@@ -3,6 +3,7 @@
 //! the plan out.
 
 pub mod alpha_generate;
+pub mod alpha_update;
 pub mod completion;
 pub mod create_api;
 pub mod create_webhook;

@@ -13,10 +13,12 @@ mod fragments;
 pub mod go_places;
 pub mod journal;
 pub mod lock;
+pub mod merge;
 mod plan;
 pub mod rewrite;
 pub mod steps;
 mod templates;
+pub mod tree;
 
 pub use apply::ApplyReport;
 pub use fragments::{Fragment, Fragments, Placement};

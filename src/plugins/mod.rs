@@ -20,7 +20,9 @@ pub mod rust_v1alpha;
 pub use chain::{Bundle, Chain};
 pub use flags::Flags;
 
+use crate::machinery::merge::FileMerger;
 use crate::machinery::rewrite::read_if_present;
+use crate::machinery::steps::Step;
 use crate::machinery::{Change, Context, Plan, Rewrite, Templates};
 use crate::project::bookkeeping::{ApiOptions, WebhookOptions};
 use crate::project::{ProjectFile, ResourceEntry};
@@ -376,6 +378,24 @@ pub trait Plugin: Sync {
     /// keeps; `None` when this plugin records none.
     fn current_license(&self, _dir: &Path) -> Option<License> {
         None
+    }
+
+    /// For `alpha update`: the toolchain steps that bring the merged project
+    /// in `dir` to a consistent state (code generation, formatting, a check
+    /// build), leaving out those the files in `conflicted` would break.
+    fn update_steps(&self, _dir: &Path, _conflicted: &[PathBuf]) -> Vec<Step> {
+        Vec::new()
+    }
+
+    /// For `alpha update`: globs of the files this plugin's toolchain
+    /// regenerates, which the merge keeps as the user has them.
+    fn regenerated_files(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// For `alpha update`: mergers of its own for files of a known structure.
+    fn file_mergers(&self) -> Vec<&'static dyn FileMerger> {
+        Vec::new()
     }
 
     /// Text printed after a successful `hook` command, pointing at the next steps.

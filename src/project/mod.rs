@@ -5,6 +5,7 @@
 //! get typed fields; the rest ride along in `extra` maps.
 
 pub mod bookkeeping;
+pub mod cli_version;
 mod resource;
 pub mod yaml;
 
