@@ -130,6 +130,15 @@ fn update_kubebuilder_project(release: &str, time_kubebuilder: bool) {
     init_repo(&dir);
     let kubebuilder = kubebuilder_release(release);
     make_project(&kubebuilder, &dir);
+    if time_kubebuilder {
+        let took = kubebuilder_equivalent(&dir, release, &reference_version());
+        eprintln!(
+            "figure: kubebuilder's equivalent ({release} -> {}: two alpha generate runs \
+             with their make targets, lint-fix left out, and a git merge): {:.1}s",
+            reference_version(),
+            took.as_secs_f64()
+        );
+    }
     let binary = PathBuf::from(env!("CARGO_BIN_EXE_kubebuilder-rs"));
 
     let prefix = format!("kubebuilder-rs-update-from-{release}-to-");
@@ -146,15 +155,6 @@ fn update_kubebuilder_project(release: &str, time_kubebuilder: bool) {
         full.took.as_secs_f64(),
         plain.took.as_secs_f64()
     );
-    if time_kubebuilder {
-        let took = kubebuilder_equivalent(&dir, release, &reference_version());
-        eprintln!(
-            "figure: kubebuilder's equivalent ({release} -> {}: two alpha generate runs \
-             with their make targets, lint-fix left out, and a git merge): {:.1}s",
-            reference_version(),
-            took.as_secs_f64()
-        );
-    }
 
     let without = tmp.path().join("without-post-steps");
     check_out(&dir, &plain.branch, &without);
