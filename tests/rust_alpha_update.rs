@@ -211,11 +211,18 @@ fn updates_a_go_project_made_by_an_earlier_kubebuilder_rs() {
     commit_all(&dir, "Captains command ships");
 
     let earlier_arg = earlier.to_str().unwrap();
-    let updated = update(&dir, &current(), &["--from-binary", earlier_arg], FROM_EARLIER);
+    let updated = update(
+        &dir,
+        &current(),
+        &["--from-binary", earlier_arg],
+        FROM_EARLIER,
+    );
     let out = tmp.path().join("updated");
     check_out(&dir, &updated.branch, &out);
     assert_no_conflict_markers(&out);
-    assert_user_code_kept(&out, GO_USER_CODE);
+    let scaffold = tmp.path().join("scaffold");
+    check_out(&dir, "main~1", &scaffold);
+    assert_user_code_kept(&out, &scaffold, GO_USER_CODE);
     assert!(
         out.join(".custom-gcl.yml").is_file(),
         "a file the current scaffold adds is missing"
@@ -249,15 +256,25 @@ fn updates_a_rust_project_made_by_an_earlier_kubebuilder_rs() {
     let env = rust_env(None);
     run(&env, &dir, "make", &["manifests"]);
     let crd = read(&dir, "config/crd/bases/crew.example.com_captains.yaml");
-    assert!(crd.contains("ships:"), "the CRD lacks the user's field:\n{crd}");
+    assert!(
+        crd.contains("ships:"),
+        "the CRD lacks the user's field:\n{crd}"
+    );
     commit_all(&dir, "Captains command ships");
 
     let earlier_arg = earlier.to_str().unwrap();
-    let updated = update(&dir, &current(), &["--from-binary", earlier_arg], FROM_EARLIER);
+    let updated = update(
+        &dir,
+        &current(),
+        &["--from-binary", earlier_arg],
+        FROM_EARLIER,
+    );
     let out = tmp.path().join("updated");
     check_out(&dir, &updated.branch, &out);
     assert_no_conflict_markers(&out);
-    assert_user_code_kept(&out, RUST_USER_CODE);
+    let scaffold = tmp.path().join("scaffold");
+    check_out(&dir, "main~1", &scaffold);
+    assert_user_code_kept(&out, &scaffold, RUST_USER_CODE);
     assert!(
         out.join("src/manager/reconciler.rs").is_file(),
         "a file the current scaffold adds is missing"
@@ -320,7 +337,10 @@ fn updates_a_project_made_after_the_change_across_a_template_change() {
     for line in commands {
         run_binary(&current(), &dir, line);
     }
-    git(&dir, &["rev-parse", "--verify", "refs/kubebuilder-rs/pristine"]);
+    git(
+        &dir,
+        &["rev-parse", "--verify", "refs/kubebuilder-rs/pristine"],
+    );
     commit_all(&dir, "Scaffold the fleet operator");
     apply(&dir, CURRENT_USER_CODE);
     commit_all(&dir, "Captains command ships");
@@ -334,7 +354,9 @@ fn updates_a_project_made_after_the_change_across_a_template_change() {
     let out = tmp.path().join("updated");
     check_out(&dir, &updated.branch, &out);
     assert_no_conflict_markers(&out);
-    assert_user_code_kept(&out, CURRENT_USER_CODE);
+    let scaffold = tmp.path().join("scaffold");
+    check_out(&dir, "main~1", &scaffold);
+    assert_user_code_kept(&out, &scaffold, CURRENT_USER_CODE);
     let makefile = read(&out, "Makefile");
     assert!(
         makefile.contains(TEMPLATE_EDIT.replace),

@@ -38,20 +38,29 @@ pub fn old_binary(commit: &str) -> PathBuf {
          from a git clone",
         root.display()
     );
-    let full = git_out(&root, &["rev-parse", "--verify", &format!("{commit}^{{commit}}")])
-        .unwrap_or_else(|e| {
-            panic!(
-                "cannot build kubebuilder-rs at {commit}: the commit is not in {} ({e}); \
+    let full = git_out(
+        &root,
+        &["rev-parse", "--verify", &format!("{commit}^{{commit}}")],
+    )
+    .unwrap_or_else(|e| {
+        panic!(
+            "cannot build kubebuilder-rs at {commit}: the commit is not in {} ({e}); \
                  fetch the full history (git fetch --unshallow)",
-                root.display()
-            )
-        });
+            root.display()
+        )
+    });
     let bin = builds_dir().join(full.trim()).join("kubebuilder-rs");
     cached_or_built(&bin, &format!("commit {commit}"), |source| {
         let archive = source.join("source.tar");
         git_out(
             &root,
-            &["archive", "--format=tar", "-o", archive.to_str().unwrap(), full.trim()],
+            &[
+                "archive",
+                "--format=tar",
+                "-o",
+                archive.to_str().unwrap(),
+                full.trim(),
+            ],
         )
         .unwrap_or_else(|e| panic!("git archive {commit} failed: {e}"));
         let tree = source.join("src");
@@ -83,7 +92,13 @@ pub fn edited_binary(edit: &SourceEdit) -> PathBuf {
     let root = repo_root();
     let listed = git_out(
         &root,
-        &["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        &[
+            "ls-files",
+            "-z",
+            "--cached",
+            "--others",
+            "--exclude-standard",
+        ],
     )
     .unwrap_or_else(|e| {
         panic!(
@@ -115,15 +130,19 @@ pub fn edited_binary(edit: &SourceEdit) -> PathBuf {
     let bin = builds_dir()
         .join(format!("edited-{hash:016x}"))
         .join("kubebuilder-rs");
-    cached_or_built(&bin, &format!("the current source with {} edited", edit.path), |source| {
-        let tree = source.join("src");
-        for (path, bytes) in &files {
-            let target = tree.join(path);
-            std::fs::create_dir_all(target.parent().unwrap()).unwrap();
-            std::fs::write(&target, bytes).unwrap();
-        }
-        tree
-    })
+    cached_or_built(
+        &bin,
+        &format!("the current source with {} edited", edit.path),
+        |source| {
+            let tree = source.join("src");
+            for (path, bytes) in &files {
+                let target = tree.join(path);
+                std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+                std::fs::write(&target, bytes).unwrap();
+            }
+            tree
+        },
+    )
 }
 
 /// `bin` if it is cached; else, holding the build lock, a source tree from
@@ -193,7 +212,12 @@ fn run(command: &mut Command) {
 fn fnv1a(files: &[(String, Vec<u8>)]) -> u64 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for (path, bytes) in files {
-        for byte in path.bytes().chain([0]).chain(bytes.iter().copied()).chain([0]) {
+        for byte in path
+            .bytes()
+            .chain([0])
+            .chain(bytes.iter().copied())
+            .chain([0])
+        {
             hash ^= u64::from(byte);
             hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
         }

@@ -123,23 +123,48 @@ fn normalized(line: &str) -> String {
     line.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Checks that the project in `dir` still holds every line of `edits`, and
-/// every file of the user's own byte for byte.
-pub fn assert_user_code_kept(dir: &Path, edits: &[Edit]) {
+/// The user's lines of `edits` that the project in `dir` lacks, as
+/// `path: line`, and the user's own files that differ.
+pub fn missing_user_code(dir: &Path, edits: &[Edit]) -> Vec<String> {
+    let mut missing = Vec::new();
     for edit in edits {
-        let text = read_text(&dir.join(edit.path()));
+        let text = std::fs::read_to_string(dir.join(edit.path())).unwrap_or_default();
         if let Edit::Create { path, text: own } = edit {
-            assert_eq!(&text, own, "the user's own file {path} changed");
+            if &text != own {
+                missing.push(format!("{path}: the user's own file differs"));
+            }
             continue;
         }
         let lines: Vec<String> = text.lines().map(normalized).collect();
         for line in edit.user_lines() {
-            assert!(
-                lines.contains(&normalized(line)),
-                "{} lost the user's line {line:?}:\n{text}",
-                edit.path()
-            );
+            if !lines.contains(&normalized(line)) {
+                missing.push(format!("{}: {line}", edit.path()));
+            }
         }
+    }
+    missing
+}
+
+/// Checks that the project in `dir` still holds every line of `edits`, and
+/// every file of the user's own byte for byte; and that the check has
+/// teeth: the project in `without`, the same without the user's commit,
+/// lacks every edit.
+pub fn assert_user_code_kept(dir: &Path, without: &Path, edits: &[Edit]) {
+    let missing = missing_user_code(dir, edits);
+    assert!(
+        missing.is_empty(),
+        "the update lost the user's code:\n{}",
+        missing.join("\n")
+    );
+    let lacking = missing_user_code(without, edits);
+    for edit in edits {
+        assert!(
+            lacking
+                .iter()
+                .any(|line| line.starts_with(&format!("{}: ", edit.path()))),
+            "{} without the user's commit passes the check",
+            edit.path()
+        );
     }
 }
 
@@ -190,7 +215,11 @@ impl UserState {
 pub fn branches(dir: &Path) -> BTreeMap<String, String> {
     git(
         dir,
-        &["for-each-ref", "--format=%(refname:short) %(objectname)", "refs/heads"],
+        &[
+            "for-each-ref",
+            "--format=%(refname:short) %(objectname)",
+            "refs/heads",
+        ],
     )
     .lines()
     .filter_map(|line| line.split_once(' '))
@@ -219,10 +248,7 @@ pub fn update(dir: &Path, binary: &Path, args: &[&str], branch_prefix: &str) -> 
         .args(args)
         .current_dir(dir)
         .env("LOCALBIN", super::shared_tools_bin())
-        .env(
-            "CARGO_TARGET_DIR",
-            super::rust_project::shared_target_dir(),
-        )
+        .env("CARGO_TARGET_DIR", super::rust_project::shared_target_dir())
         .stdin(std::process::Stdio::null())
         .output()
         .expect("run alpha update");
@@ -243,7 +269,11 @@ pub fn update(dir: &Path, binary: &Path, args: &[&str], branch_prefix: &str) -> 
         .into_keys()
         .filter(|name| !before.branches.contains_key(name))
         .collect();
-    assert_eq!(new.len(), 1, "one new branch expected, got {new:?}:\n{text}");
+    assert_eq!(
+        new.len(),
+        1,
+        "one new branch expected, got {new:?}:\n{text}"
+    );
     let branch = new[0].clone();
     assert!(
         branch.starts_with(branch_prefix),
@@ -251,7 +281,10 @@ pub fn update(dir: &Path, binary: &Path, args: &[&str], branch_prefix: &str) -> 
     );
     before.assert_kept(dir, &new);
     let parent = git(dir, &["rev-parse", &format!("{branch}^")]);
-    assert_eq!(parent, before.tip, "the update is not one commit on the user's branch");
+    assert_eq!(
+        parent, before.tip,
+        "the update is not one commit on the user's branch"
+    );
     Updated {
         branch,
         output: text,
