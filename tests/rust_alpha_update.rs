@@ -345,6 +345,10 @@ fn updates_a_project_made_after_the_change_across_a_template_change() {
     apply(&dir, CURRENT_USER_CODE);
     commit_all(&dir, "Captains command ships");
 
+    assert!(
+        !read(&dir, "Makefile").contains(TEMPLATE_EDIT.replace),
+        "the current scaffold has the template change already"
+    );
     let updated = update(
         &dir,
         &newer,
