@@ -265,6 +265,9 @@ pub fn update(dir: &Path, binary: &Path, args: &[&str], branch_prefix: &str) -> 
         args.join(" "),
         took.as_secs_f64()
     );
+    for line in text.lines() {
+        eprintln!("    | {line}");
+    }
     let new: Vec<String> = branches(dir)
         .into_keys()
         .filter(|name| !before.branches.contains_key(name))
