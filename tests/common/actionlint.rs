@@ -53,11 +53,12 @@ pub fn actionlint() -> PathBuf {
     bin
 }
 
-/// What actionlint says about the workflow file `workflow`: `Ok` with its
-/// output when it finds nothing, `Err` with the problems it lists otherwise.
-/// Panics when actionlint cannot run at all (exit codes other than 0 and 1).
-pub fn check_workflow(workflow: &Path) -> Result<String, String> {
-    let output = Command::new(actionlint())
+/// What the actionlint binary `actionlint` (see [`actionlint()`]) says about
+/// the workflow file `workflow`: `Ok` with its output when it finds nothing,
+/// `Err` with the problems it lists otherwise. Panics when actionlint cannot
+/// run at all (exit codes other than 0 and 1).
+pub fn check_workflow(actionlint: &Path, workflow: &Path) -> Result<String, String> {
+    let output = Command::new(actionlint)
         .arg("-no-color")
         .arg(workflow)
         .output()
