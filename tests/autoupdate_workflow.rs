@@ -2,6 +2,9 @@
 //! actionlint (tests/common/actionlint.rs, built from the Go module proxy
 //! once) finds nothing in it for a go/v4 and a rust/v1-alpha project, and
 //! rejects copies of it broken in the ways a template edit could break it.
+//! A project kubebuilder v4.16.0 gave the plugin (its key, its own workflow)
+//! is continued: kubebuilder-rs keeps that workflow on `edit`, and `alpha
+//! generate` re-scaffolds the project with the key and this workflow.
 //!
 //! actionlint checks the workflow's syntax and keys, its `${{ }}`
 //! expressions, the cron schedule and the permission scopes. It does not
@@ -14,11 +17,14 @@
 mod common;
 
 use common::actionlint::{ACTIONLINT_VERSION, actionlint, check_workflow};
-use common::{empty_project_dir, init_project, kb_ok, words};
+use common::kubebuilder::kubebuilder_binary;
+use common::{empty_project_dir, init_project, kb_ok, read, words};
 use std::path::PathBuf;
+use std::process::Command;
 use std::time::Instant;
 
 const WORKFLOW: &str = ".github/workflows/auto_update.yml";
+const ENTRY: &str = "plugins:\n  autoupdate.kubebuilder.io/v1-alpha: {}\n";
 
 /// Scaffolds a project named `name` (go/v4 when `init` is empty, else with
 /// those `init` arguments), adds the plugin and returns the workflow's path.
@@ -103,4 +109,49 @@ fn actionlint_rejects_broken_copies_of_the_workflow() {
     std::fs::write(dir.join("auto_update.yml"), &text).unwrap();
     let intact = check_workflow(&actionlint, &dir.join("auto_update.yml"));
     assert!(intact.is_ok(), "{intact:?}");
+}
+
+#[test]
+#[ignore = "needs Go; run by scripts/test-all"]
+fn a_kubebuilder_project_with_the_plugin_is_continued_with_this_workflow() {
+    let started = Instant::now();
+    let kubebuilder = kubebuilder_binary();
+    let (tmp, dir) = empty_project_dir("captain");
+    for args in [
+        "init --domain example.com --repo example.com/captain --skip-go-version-check",
+        "edit --plugins autoupdate.kubebuilder.io/v1-alpha",
+    ] {
+        let mut command = Command::new(&kubebuilder);
+        command.args(words(args)).current_dir(&dir);
+        common::output_ok(&mut command, &dir, "kubebuilder", &words(args));
+    }
+    let project = read(&dir, "PROJECT");
+    assert!(project.contains(ENTRY), "{project}");
+    let theirs = read(&dir, WORKFLOW);
+
+    // kubebuilder-rs keeps kubebuilder's workflow unless told otherwise...
+    let out = kb_ok(&dir, &words("edit --plugins autoupdate/v1-alpha"));
+    assert!(out.contains("is kept"), "{out}");
+    assert_eq!(read(&dir, WORKFLOW), theirs);
+
+    // ...and re-scaffolds the project from its PROJECT with its own.
+    let out_dir = tmp.path().join("regenerated");
+    let output = common::kb(&dir)
+        .args(["alpha", "generate", "--make=false", "--output-dir"])
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", common::stderr(&output));
+    assert!(read(&out_dir, "PROJECT").contains(ENTRY));
+    let ours = read(&out_dir, WORKFLOW);
+    assert!(
+        ours.contains("kubebuilder-rs alpha update --force --push"),
+        "{ours}"
+    );
+    let checked = check_workflow(&actionlint(), &out_dir.join(WORKFLOW));
+    assert!(checked.is_ok(), "{checked:?}");
+    eprintln!(
+        "ok  kubebuilder's project continued  ({:.1}s)",
+        started.elapsed().as_secs_f64()
+    );
 }
