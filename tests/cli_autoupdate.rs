@@ -47,6 +47,7 @@ fn assert_common_workflow(text: &str) {
             "\non:\n  workflow_dispatch:\n  schedule:\n",
             "- cron: \"0 0 * * 2\"\n",
             "\npermissions: {}\n",
+            "\nconcurrency:\n  group: ${{ github.workflow }}\n  cancel-in-progress: false\n",
             "\nenv:\n",
             "  KUBEBUILDER_RS_SOURCE: \"--git https://",
             "    runs-on: ubuntu-latest\n",
