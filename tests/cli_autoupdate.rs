@@ -150,14 +150,22 @@ fn a_project_without_cli_version_is_refused_with_nothing_written() {
         .map(|line| format!("{line}\n"))
         .collect();
     assert_ne!(without, project);
-    std::fs::write(dir.join("PROJECT"), without).unwrap();
+    std::fs::write(dir.join("PROJECT"), &without).unwrap();
     assert_refused(
         &dir,
         &["edit"],
         &words("--plugins autoupdate/v1-alpha"),
         &["PROJECT has no cliVersion", "add `cliVersion:"],
     );
-    assert!(!dir.join(".github/workflows/auto_update.yml").exists());
+    // An empty value says no more.
+    std::fs::write(dir.join("PROJECT"), format!("cliVersion: \"\"\n{without}")).unwrap();
+    assert_refused(
+        &dir,
+        &["edit"],
+        &words("--plugins autoupdate/v1-alpha"),
+        &["PROJECT has no cliVersion"],
+    );
+    assert!(!dir.join(WORKFLOW).exists());
 }
 
 #[test]

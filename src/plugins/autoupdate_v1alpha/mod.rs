@@ -70,7 +70,12 @@ impl Plugin for AutoUpdate {
     }
 
     fn edit(&self, ctx: &EditContext, out: &mut Output) -> Result<()> {
-        if ctx.project.cli_version.is_none() {
+        if ctx
+            .project
+            .cli_version
+            .as_deref()
+            .is_none_or(|v| v.trim().is_empty())
+        {
             bail!(
                 "PROJECT has no cliVersion, which `alpha update` needs to find the scaffold the project was made from: add `cliVersion: <version of the tool that made it>` to PROJECT (for example `cliVersion: 4.16.0` for kubebuilder v4.16.0) and run this command again"
             );
