@@ -41,7 +41,7 @@ pub const WORKFLOW: &str = ".github/workflows/auto_update.yml";
 
 /// Printed when the workflow is written: the record the update merges from
 /// lives in the user's clone until it is pushed.
-const RECORD_NOTE: &str = "The workflow updates the branch it runs on, starting from the untouched scaffold kubebuilder-rs recorded under refs/kubebuilder-rs/ in this clone: push that record once with `git push origin 'refs/kubebuilder-rs/*:refs/kubebuilder-rs/*'` (a project kubebuilder made needs none).";
+const RECORD_NOTE: &str = "The workflow updates the branch it runs on, starting from the untouched scaffold kubebuilder-rs recorded under refs/kubebuilder-rs/ in this clone: push that record with `git push origin 'refs/kubebuilder-rs/*:refs/kubebuilder-rs/*'`, and again after later scaffolding commands (a project kubebuilder made needs none).";
 
 /// The autoupdate/v1-alpha plugin.
 pub struct AutoUpdate;
