@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)] // each test binary uses a different subset
 
+pub mod actionlint;
 pub mod cluster;
 pub mod deploy_image;
 pub mod grafana;
