@@ -26,8 +26,8 @@ use std::path::Path;
 /// The plugin's key.
 pub const KEY: &str = "autoupdate.kubebuilder.io/v1-alpha";
 
-/// The git repository kubebuilder-rs is built from.
-pub const REPOSITORY: &str = "https://github.com/kubebuilder-rs/kubebuilder-rs";
+/// The git repository kubebuilder-rs is built from (Cargo.toml's `repository`).
+pub const REPOSITORY: &str = env!("CARGO_PKG_REPOSITORY");
 
 /// The branch of [`REPOSITORY`] the workflow installs: the newest
 /// kubebuilder-rs, whose scaffold the update carries the project to.
