@@ -224,6 +224,29 @@ fn later_commands_keep_the_cli_version_init_wrote() {
     }
 }
 
+/// `alpha generate` re-creates the project through init, so its PROJECT
+/// names this build, whatever made the original.
+#[test]
+fn alpha_generate_writes_this_builds_cli_version() {
+    let (tmp, dir) = empty_project_dir("guestbook");
+    init_project(&dir, &[]);
+    let path = dir.join("PROJECT");
+    let made = std::fs::read_to_string(&path).unwrap();
+    let ours = format!(
+        "cliVersion: {}\n",
+        kubebuilder_rs::project::cli_version::current()
+    );
+    std::fs::write(&path, made.replace(&ours, "cliVersion: 4.16.0\n")).unwrap();
+    let out = tmp.path().join("generated");
+    let out_arg = out.to_str().unwrap();
+    common::kb_ok(
+        &dir,
+        &["alpha", "generate", "--make=false", "--output-dir", out_arg],
+    );
+    let generated = std::fs::read_to_string(out.join("PROJECT")).unwrap();
+    assert!(generated.contains(&ours), "{generated}");
+}
+
 /// As kubebuilder v4.16: `.custom-gcl.yml` names the logcheck module plugin,
 /// `.golangci.yml` enables it, and `make golangci-lint` builds that linter
 /// from the module proxy (no `golangci-lint custom`, which clones from git);

@@ -257,11 +257,16 @@ impl Kubebuilder {
                         helps.insert(command.clone(), help);
                     }
                     let help = &helps[&command];
-                    if command == "init" && has_flag(help, "--skip-go-version-check") {
-                        args.push("--skip-go-version-check".into());
-                    }
+                    let header = (command == "init")
+                        .then(|| adapt_init(&mut args, help))
+                        .flatten();
                     self.check_flags(&command, &args, help)?;
                     self.run(&args, out)?;
+                    if let Some(header) = header {
+                        std::fs::copy(&header, out.join(BOILERPLATE)).with_context(|| {
+                            format!("cannot write {BOILERPLATE} in the ancestor")
+                        })?;
+                    }
                 }
                 Step::Grafana => self.grafana(input, out)?,
             }
@@ -365,6 +370,23 @@ impl Kubebuilder {
             .stdin(Stdio::null());
         command
     }
+}
+
+/// Fits `init`'s arguments to a kubebuilder whose `init --help` is `help`:
+/// skips its Go version check when it can (the ancestor does not depend on
+/// the toolchain), and, without `--license-file` (v4.7.0 has none), leaves the
+/// header to `init`'s default and returns the user's header, to be written
+/// over it before the commands that copy it into their files.
+fn adapt_init(args: &mut Vec<String>, help: &str) -> Option<PathBuf> {
+    if has_flag(help, "--skip-go-version-check") {
+        args.push("--skip-go-version-check".into());
+    }
+    if has_flag(help, "--license-file") {
+        return None;
+    }
+    let at = args.iter().position(|arg| arg == "--license-file")?;
+    let header = args.drain(at..at + 2).nth(1)?;
+    Some(PathBuf::from(header))
 }
 
 /// The command sequence that re-creates `project` with kubebuilder, or
