@@ -7,9 +7,10 @@
 //! plugin, and a custom-metrics config the user edited and applied with a
 //! second `edit`.
 //!
-//! Needs Go (kubebuilder's `init` and `create api` run `go mod tidy` and
-//! `make generate`), so it is ignored by a plain `cargo test` and run by
-//! `scripts/test-all`.
+//! Those need Go (kubebuilder's `init` and `create api` run `go mod tidy`
+//! and `make generate`), so they are ignored by a plain `cargo test` and
+//! run by `scripts/test-all`. A fast test checks `--from-binary` with a
+//! kubebuilder-rs: the ancestor is its `alpha generate` output.
 
 mod common;
 
@@ -52,10 +53,54 @@ fn the_replay_of_a_previous_release_project_is_the_project_its_commands_made() {
     replay_matches(PREVIOUS_KUBEBUILDER_VERSION);
 }
 
+/// `--from-binary` with a kubebuilder-rs: its `alpha generate`, without
+/// post-steps, into the ancestor directory.
+#[test]
+fn a_kubebuilder_rs_binary_makes_the_ancestor_with_its_alpha_generate() {
+    let (tmp, input) = common::empty_project_dir("ship");
+    common::init_project(&input, &[]);
+    common::kb_ok(
+        &input,
+        &words(COMMANDS[1])
+            .iter()
+            .copied()
+            .chain(["--make=false"])
+            .collect::<Vec<_>>(),
+    );
+    let expected = mkdir(tmp.path(), "generated");
+    let expected_arg = expected.to_str().unwrap();
+    common::kb_ok(
+        &input,
+        &[
+            "alpha",
+            "generate",
+            "--make=false",
+            "--output-dir",
+            expected_arg,
+        ],
+    );
+    let out = mkdir(tmp.path(), "ancestor");
+    let binary = assert_cmd::cargo::cargo_bin("kubebuilder-rs");
+    produce(&Source::Binary(binary), &input, &out).unwrap_or_else(|err| panic!("{err:#}"));
+    let differences = differences(&expected, &out);
+    assert!(differences.is_empty(), "{}", differences.join("\n"));
+    assert!(
+        out.join("internal/controller/captain_controller.go")
+            .is_file()
+    );
+}
+
 /// Makes the project with kubebuilder `version`'s commands, then the
 /// ancestor from its PROJECT with the same release, and compares them.
+/// The reference release is found in the tool cache by its version (as
+/// PROJECT names it), the one before it is given as `--from-binary`.
 fn replay_matches(version: &str) {
     let kubebuilder = kubebuilder_release(version);
+    let source = if version == reference_version() {
+        Source::KubebuilderRelease(version.to_string())
+    } else {
+        Source::Binary(kubebuilder.clone())
+    };
     let kubebuilder = kubebuilder.to_str().expect("UTF-8 path");
     let tmp = tempfile::tempdir().unwrap();
     let made = mkdir(tmp.path(), "ship");
@@ -73,12 +118,7 @@ fn replay_matches(version: &str) {
     }
     let out = mkdir(tmp.path(), "ancestor");
     let started = Instant::now();
-    produce(
-        &Source::KubebuilderRelease(version.to_string()),
-        &input,
-        &out,
-    )
-    .unwrap_or_else(|err| panic!("{err:#}"));
+    produce(&source, &input, &out).unwrap_or_else(|err| panic!("{err:#}"));
     eprintln!(
         "ok  ancestor by kubebuilder {version}  ({:.1}s)",
         started.elapsed().as_secs_f64()

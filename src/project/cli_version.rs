@@ -51,6 +51,13 @@ impl Origin {
             Origin::Unknown(raw) => branch_safe(raw),
         }
     }
+
+    /// Whether the project was made by a kubebuilder-rs writing the scaffold
+    /// this build writes (same digest, whatever the commit): its ancestor is
+    /// this build's scaffold, so there is nothing to update.
+    pub fn has_current_scaffold(&self) -> bool {
+        matches!(self, Origin::KubebuilderRs { digest, .. } if digest == SCAFFOLD_DIGEST)
+    }
 }
 
 /// Reads a `cliVersion` value (or a `--from-version`).
@@ -245,6 +252,12 @@ mod tests {
             current_label(),
             format!("{}-{SCAFFOLD_DIGEST}", env!("CARGO_PKG_VERSION"))
         );
+        assert!(parse(&value).has_current_scaffold());
+        let other_commit = format_own("0.0.9", "0000000000aa", SCAFFOLD_DIGEST);
+        assert!(parse(&other_commit).has_current_scaffold());
+        let other_scaffold = format_own(env!("CARGO_PKG_VERSION"), COMMIT, "000000000000");
+        assert!(!parse(&other_scaffold).has_current_scaffold());
+        assert!(!parse("4.16.0").has_current_scaffold());
     }
 
     /// kubebuilder's `alpha update` prefixes a `v` and checks semantic

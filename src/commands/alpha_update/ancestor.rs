@@ -15,8 +15,9 @@
 //! kubebuilder runs with a `PATH` whose `kubebuilder` is the chosen binary
 //! (its `alpha generate` calls sub-commands by that name) and whose `make`
 //! leaves out `lint-fix` (it downloads golangci-lint from GitHub), and with
-//! the tool cache as the Makefile's `LOCALBIN`, so nothing lands in the
-//! ancestor but the scaffold.
+//! the tool cache's binaries as the Makefile's `LOCALBIN`, so nothing lands
+//! in the ancestor but the scaffold and, once the tools are cached, nothing
+//! needs the network.
 
 use crate::project::cli_version::{self, Origin};
 use crate::project::{Project, ProjectFile, ResourceEntry};
@@ -54,6 +55,31 @@ const OLD_GO_LAYOUTS: [&str; 3] = [
     "go.kubebuilder.io/v3",
     "go.kubebuilder.io/v3-alpha",
 ];
+/// Puts the binary `cached` in `dir` the way the Makefile installs tool
+/// `name` at `version`: as the file `<name>-<version>` (a hard link, or a
+/// copy: the Makefile resolves that name before linking to it, so it must
+/// not be a link) and `<name>` linking to it.
+fn stage_tool(cached: &Path, dir: &Path, name: &str, version: &str) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let versioned = dir.join(format!("{name}-{version}"));
+    std::fs::hard_link(cached, &versioned)
+        .or_else(|_| std::fs::copy(cached, &versioned).map(drop))?;
+    std::os::unix::fs::symlink(&versioned, dir.join(name))
+}
+
+/// The Makefile variable holding the controller-gen version it installs.
+const CONTROLLER_TOOLS_VERSION: &str = "CONTROLLER_TOOLS_VERSION";
+
+/// The value of `<variable> ?= <value>` in `makefile`.
+fn pinned_version(makefile: &str, variable: &str) -> Option<String> {
+    makefile.lines().find_map(|line| {
+        let (name, value) = line.split_once("?=")?;
+        (name.trim() == variable)
+            .then(|| value.trim().to_string())
+            .filter(|value| !value.is_empty() && !value.contains(['$', '/', ' ']))
+    })
+}
+
 /// How many of a failed command's last output lines an error quotes.
 const QUOTED_LINES: usize = 3;
 
@@ -194,7 +220,7 @@ struct Kubebuilder {
     label: String,
     work: tempfile::TempDir,
     path: OsString,
-    localbin: PathBuf,
+    tools_bin: PathBuf,
 }
 
 impl Kubebuilder {
@@ -217,7 +243,7 @@ impl Kubebuilder {
             label: label.to_string(),
             work,
             path: std::env::join_paths(dirs)?,
-            localbin: crate::tools::tools_bin()?,
+            tools_bin: crate::tools::tools_bin()?,
         })
     }
 
@@ -359,6 +385,26 @@ impl Kubebuilder {
         Ok(())
     }
 
+    /// The Makefile's `LOCALBIN` for a command in `dir`: the tool cache, or,
+    /// when the project's Makefile pins a controller-gen the cache holds, a
+    /// directory of this run linking to it. The Makefile installs a tool
+    /// again unless its link names the pinned version, and the cache's link
+    /// follows whichever project used it last; a link of our own keeps the
+    /// ancestor from needing the network.
+    fn localbin(&self, dir: &Path) -> PathBuf {
+        let pinned = std::fs::read_to_string(dir.join("Makefile"))
+            .ok()
+            .and_then(|makefile| pinned_version(&makefile, CONTROLLER_TOOLS_VERSION));
+        let Some(version) = pinned else {
+            return self.tools_bin.clone();
+        };
+        let cached = self.tools_bin.join(format!("controller-gen-{version}"));
+        let own = self.work.path().join("localbin");
+        let linked = cached.is_file()
+            && (own.exists() || stage_tool(&cached, &own, "controller-gen", &version).is_ok());
+        if linked { own } else { self.tools_bin.clone() }
+    }
+
     /// The kubebuilder command for `args` in `dir`, in its environment.
     fn command(&self, args: &[String], dir: &Path) -> Command {
         let mut command = Command::new(&self.binary);
@@ -366,7 +412,7 @@ impl Kubebuilder {
             .args(args)
             .current_dir(dir)
             .env("PATH", &self.path)
-            .env("LOCALBIN", &self.localbin)
+            .env("LOCALBIN", self.localbin(dir))
             .stdin(Stdio::null());
         command
     }
@@ -596,14 +642,24 @@ fn write_make_wrapper(path: &Path, real: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The last lines of a failed command's error output (or of its output),
-/// without terminal colours, on one line.
+/// What a failed command said, on one line and without terminal colours:
+/// its last line that reports an error (kubebuilder prints its usage after
+/// the error), else the last lines of its error output (or of its output).
 fn last_lines(output: &Output) -> String {
     let stderr = strip_colours(&String::from_utf8_lossy(&output.stderr));
+    let stdout = strip_colours(&String::from_utf8_lossy(&output.stdout));
+    let error = [&stderr, &stdout].into_iter().find_map(|text| {
+        text.lines()
+            .map(str::trim)
+            .rfind(|line| line.starts_with("Error:") || line.starts_with("ERROR"))
+    });
+    if let Some(line) = error {
+        return line.to_string();
+    }
     let text = if stderr.trim().is_empty() {
-        strip_colours(&String::from_utf8_lossy(&output.stdout))
+        &stdout
     } else {
-        stderr
+        &stderr
     };
     let lines: Vec<&str> = text
         .lines()
@@ -892,6 +948,34 @@ version: \"3\"
         assert_eq!(run(&["fmt", "lint-fix", "vet"]), "fmt vet\n");
         assert_eq!(run(&["lint-fix"]), "");
         assert_eq!(run(&["-C", "x y", "build"]), "-C x y build\n");
+    }
+
+    #[test]
+    fn pinned_versions_are_read_from_the_makefile() {
+        let makefile = "LOCALBIN ?= $(shell pwd)/bin\nCONTROLLER_TOOLS_VERSION ?= v0.22.0\nENVTEST_VERSION ?= $(shell go list)\n";
+        assert_eq!(
+            pinned_version(makefile, CONTROLLER_TOOLS_VERSION),
+            Some("v0.22.0".into())
+        );
+        assert_eq!(pinned_version(makefile, "ENVTEST_VERSION"), None);
+        assert_eq!(pinned_version(makefile, "KUSTOMIZE_VERSION"), None);
+    }
+
+    #[test]
+    fn the_error_line_is_quoted_rather_than_the_usage_after_it() {
+        use std::os::unix::process::ExitStatusExt as _;
+        let output = Output {
+            status: std::process::ExitStatus::from_raw(256),
+            stdout: b"\x1b[31mERROR\x1b[0m CLI run failed error=boom\n".to_vec(),
+            stderr: b"Error: boom\nUsage:\n  kubebuilder create webhook [flags]\n\nFlags:\n  -h, --help\n".to_vec(),
+        };
+        assert_eq!(last_lines(&output), "Error: boom");
+        let output = Output {
+            stderr: b"a\nb\n".to_vec(),
+            stdout: b"\x1b[31mERROR\x1b[0m CLI run failed error=boom\n".to_vec(),
+            ..output
+        };
+        assert_eq!(last_lines(&output), "ERROR CLI run failed error=boom");
     }
 
     #[test]
