@@ -107,13 +107,13 @@ pub fn source_for(origin: &Origin) -> Result<Source> {
             "the project was made by kubebuilder-rs {version} built outside git (scaffold {digest}) and the repository has no record of that scaffold (refs/kubebuilder-rs/pristine); pass --from-binary with a kubebuilder-rs built from the same sources"
         ),
         Origin::KubebuilderRsLegacy(version) => bail!(
-            "PROJECT's cliVersion {version} was written by a kubebuilder-rs from before cliVersion named the build; pass --from-binary with a kubebuilder-rs built from the commit that made the project (`cargo install --locked --git <kubebuilder-rs repository> --rev <commit> --root <dir> kubebuilder-rs`)"
+            "cliVersion {version} was written by a kubebuilder-rs from before cliVersion named the build; pass --from-binary with a kubebuilder-rs built from the commit that made the project (`cargo install --locked --git <kubebuilder-rs repository> --rev <commit> --root <dir> kubebuilder-rs`)"
         ),
         Origin::Unknown(raw) if raw.is_empty() => bail!(
             "PROJECT has no cliVersion, so the tool that made the project is unknown; pass --from-version <kubebuilder release> or --from-binary <the binary that made it>"
         ),
         Origin::Unknown(raw) => bail!(
-            "PROJECT's cliVersion {raw:?} names no kubebuilder or kubebuilder-rs release; pass --from-version <kubebuilder release> or --from-binary <the binary that made the project>"
+            "cliVersion {raw:?} names no kubebuilder or kubebuilder-rs release; pass --from-version <kubebuilder release> or --from-binary <the binary that made the project>"
         ),
     }
 }
