@@ -6,7 +6,8 @@
 //! - [`project`]: the PROJECT file model and its bookkeeping;
 //! - [`resource`]: the resource model, naming and validation;
 //! - [`machinery`]: templates, fragments, plans, checks, all-or-nothing writes, dry runs;
-//! - [`plugins`]: one module per plugin (layouts are plugins too).
+//! - [`plugins`]: one module per plugin (layouts are plugins too);
+//! - [`tools`]: the cache of tools kubebuilder-rs installs for itself.
 
 pub mod cli;
 pub mod commands;
@@ -14,6 +15,7 @@ pub mod machinery;
 pub mod plugins;
 pub mod project;
 pub mod resource;
+pub mod tools;
 
 use clap::ArgMatches;
 use plugins::{Flags, Hook};

@@ -155,8 +155,8 @@ fn refusals_change_nothing() {
     assert_refused(&dir, &["--force"], &["nothing to edit"]);
     assert_refused(
         &dir,
-        &["--plugins", "autoupdate/v1-alpha", "--multigroup"],
-        &["\"autoupdate/v1-alpha\"", "go/v4"],
+        &["--plugins", "declarative/v1", "--multigroup"],
+        &["\"declarative/v1\"", "go/v4"],
     );
     assert_refused(&dir, &["--license", "mit"], &["\"mit\"", "apache2", "none"]);
     assert_refused(

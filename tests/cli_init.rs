@@ -182,13 +182,69 @@ fn writes_project_file_in_kubebuilder_form() {
         .filter(|l| !l.starts_with('#'))
         .map(|l| format!("{l}\n"))
         .collect();
-    let expected_version = env!("CARGO_PKG_VERSION");
+    let expected_version = kubebuilder_rs::project::cli_version::current();
+    assert!(
+        expected_version.starts_with(&format!("kubebuilder-rs/{}+", env!("CARGO_PKG_VERSION"))),
+        "{expected_version}"
+    );
     assert_eq!(
         yaml,
         format!(
             "cliVersion: {expected_version}\ndomain: example.com\nlayout:\n- go.kubebuilder.io/v4\nmultigroup: true\nnamespaced: true\nprojectName: guestbook\nrepo: example.com/guestbook\nversion: \"3\"\n"
         )
     );
+}
+
+/// As kubebuilder: only init writes `cliVersion`; the commands that follow
+/// keep the value of the tool that made the project.
+#[test]
+fn later_commands_keep_the_cli_version_init_wrote() {
+    let (_tmp, dir) = empty_project_dir("guestbook");
+    init_project(&dir, &[]);
+    let path = dir.join("PROJECT");
+    let made = std::fs::read_to_string(&path).unwrap();
+    let ours = format!(
+        "cliVersion: {}\n",
+        kubebuilder_rs::project::cli_version::current()
+    );
+    assert!(made.contains(&ours), "{made}");
+    std::fs::write(&path, made.replace(&ours, "cliVersion: 4.16.0\n")).unwrap();
+    for command in [
+        "create api --group crew --version v1 --kind Captain --resource --controller --make=false",
+        "create webhook --group crew --version v1 --kind Captain --defaulting --make=false",
+        "edit --plugins grafana/v1-alpha",
+        "edit --namespaced",
+    ] {
+        common::kb_ok(&dir, &command.split(' ').collect::<Vec<_>>());
+        let project = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            project.contains("cliVersion: 4.16.0\n") && !project.contains("kubebuilder-rs/"),
+            "{command} changed cliVersion:\n{project}"
+        );
+    }
+}
+
+/// `alpha generate` re-creates the project through init, so its PROJECT
+/// names this build, whatever made the original.
+#[test]
+fn alpha_generate_writes_this_builds_cli_version() {
+    let (tmp, dir) = empty_project_dir("guestbook");
+    init_project(&dir, &[]);
+    let path = dir.join("PROJECT");
+    let made = std::fs::read_to_string(&path).unwrap();
+    let ours = format!(
+        "cliVersion: {}\n",
+        kubebuilder_rs::project::cli_version::current()
+    );
+    std::fs::write(&path, made.replace(&ours, "cliVersion: 4.16.0\n")).unwrap();
+    let out = tmp.path().join("generated");
+    let out_arg = out.to_str().unwrap();
+    common::kb_ok(
+        &dir,
+        &["alpha", "generate", "--make=false", "--output-dir", out_arg],
+    );
+    let generated = std::fs::read_to_string(out.join("PROJECT")).unwrap();
+    assert!(generated.contains(&ours), "{generated}");
 }
 
 /// As kubebuilder v4.16: `.custom-gcl.yml` names the logcheck module plugin,
@@ -348,6 +404,10 @@ fn version_names_the_scaffolded_versions() {
         "Kubernetes API      v0.37.",
         "controller-tools",
         "kustomize",
+        &format!(
+            "cliVersion: {}",
+            kubebuilder_rs::project::cli_version::current()
+        ),
     ] {
         assert!(text.contains(needle), "{needle} missing: {text}");
     }

@@ -58,12 +58,16 @@ fn project_chain(project: &ProjectFile, plugins: Option<&str>, flags: &Flags) ->
 }
 
 /// Records the plugins' sections in PROJECT and plans its new content at
-/// the end of `out.plan` (as a new file when `create`).
+/// the end of `out.plan` (as a new file when `create`). A new PROJECT gets
+/// this build's `cliVersion`; later commands keep the one that made the
+/// project, as kubebuilder does.
 fn plan_project_file(project: &mut Project, out: &mut Output, create: bool) -> Result<()> {
     for (key, config) in out.configs.drain(..) {
         bookkeeping::record_plugin(&mut project.file, key, config);
     }
-    project.file.cli_version = Some(env!("CARGO_PKG_VERSION").to_string());
+    if create {
+        project.file.cli_version = Some(project::cli_version::current());
+    }
     let path = project::FILE_NAME.into();
     let contents = project.render()?;
     out.plan.push(if create {

@@ -1,16 +1,19 @@
 //! `kubebuilder-rs version`.
 
 use crate::plugins::go_v4::versions;
+use crate::project::cli_version::{self, COMMIT, SCAFFOLD_DIGEST};
 
-/// The commit the binary was built from, set by build.rs.
-const COMMIT: &str = env!("KUBEBUILDER_RS_COMMIT");
-
-/// Prints the tool's version and commit, and the versions it scaffolds.
+/// Prints the tool's version and commit, the `cliVersion` it writes with
+/// its scaffold digest, and the versions it scaffolds.
 pub fn run() {
     let v = versions();
     println!(
         "kubebuilder-rs {} (commit {COMMIT})",
         env!("CARGO_PKG_VERSION")
+    );
+    println!(
+        "cliVersion: {} (scaffold digest {SCAFFOLD_DIGEST})",
+        cli_version::current()
     );
     println!("Scaffolds (go/v4 layout):");
     println!("  Go                  {}", v.go);

@@ -8,6 +8,7 @@
 //! never writes files itself. Adding a plugin adds its folders and one line
 //! in [`PLUGINS`]; no other plugin and no command changes.
 
+pub mod autoupdate_v1alpha;
 pub mod chain;
 pub mod deploy_image_v1alpha;
 pub mod flags;
@@ -39,6 +40,7 @@ pub static PLUGINS: &[&dyn Plugin] = &[
     &grafana_v1alpha::Grafana,
     &helm_v2alpha::Helm,
     &deploy_image_v1alpha::DeployImage,
+    &autoupdate_v1alpha::AutoUpdate,
 ];
 
 /// Keys that stand for several plugins.

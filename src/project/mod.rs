@@ -48,7 +48,8 @@ pub struct ProjectFile {
     /// Go module path.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repo: Option<String>,
-    /// Version of the tool that last wrote the file.
+    /// The tool and version that made the project (written by `init`; see
+    /// [`cli_version`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cli_version: Option<String>,
     /// APIs are organised by group (`api/<group>/<version>/`).

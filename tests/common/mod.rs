@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)] // each test binary uses a different subset
 
+pub mod actionlint;
 pub mod cluster;
 pub mod deploy_image;
 pub mod grafana;
@@ -112,22 +113,10 @@ pub fn init_project(dir: &Path, extra: &[&str]) {
 
 /// Directory where the generated projects' tools (controller-gen, kustomize,
 /// golangci-lint, setup-envtest) are installed once and shared by every test
-/// project, through the Makefile's `LOCALBIN`. Outside the repository.
+/// project, through the Makefile's `LOCALBIN`. Outside the repository: the
+/// tool cache kubebuilder-rs uses itself (`kubebuilder_rs::tools::tools_bin`).
 pub fn shared_tools_bin() -> PathBuf {
-    let dir = match std::env::var_os("KUBEBUILDER_RS_CACHE") {
-        Some(cache) => PathBuf::from(cache),
-        None => {
-            let base = std::env::var_os("XDG_CACHE_HOME")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| {
-                    PathBuf::from(std::env::var_os("HOME").expect("HOME")).join(".cache")
-                });
-            base.join("kubebuilder-rs")
-        }
-    }
-    .join("tools-bin");
-    std::fs::create_dir_all(&dir).expect("create shared tools dir");
-    dir
+    kubebuilder_rs::tools::tools_bin().unwrap_or_else(|err| panic!("{err:#}"))
 }
 
 /// Runs `program args` in `dir` with the shared tools dir as `LOCALBIN`,

@@ -1,8 +1,31 @@
 //! Where the ancestor of `alpha update` comes from: the scaffold a project
 //! was made from, produced into a directory outside the repository.
+//!
+//! - A kubebuilder-rs binary (`--from-binary`) re-generates the project with
+//!   its own `alpha generate`, which replays PROJECT's commands exactly.
+//! - A kubebuilder (a release from the tool cache, or `--from-binary`)
+//!   replays PROJECT's commands itself: `init`, every `create api` (the API
+//!   type with its first controller, as a user runs it), every `create
+//!   webhook`, then `edit --plugins` for Grafana and auto-update. kubebuilder's
+//!   own `alpha generate` scaffolds each API and its controller in two
+//!   commands, which writes the controller's tests differently from the
+//!   project the user made, so it only serves for PROJECT content the replay
+//!   cannot express (deploy-image, Helm, plugins it does not know).
+//!
+//! kubebuilder runs with a `PATH` whose `kubebuilder` is the chosen binary
+//! (its `alpha generate` calls sub-commands by that name) and whose `make`
+//! leaves out `lint-fix` (it downloads golangci-lint from GitHub), and with
+//! the tool cache's binaries as the Makefile's `LOCALBIN`, so nothing lands
+//! in the ancestor but the scaffold and, once the tools are cached, nothing
+//! needs the network.
 
-use anyhow::Result;
+use crate::project::cli_version::{self, Origin};
+use crate::project::{Project, ProjectFile, ResourceEntry};
+use anyhow::{Context as _, Result, bail};
+use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
 
 /// A way to produce the ancestor.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -14,9 +37,953 @@ pub enum Source {
     KubebuilderRelease(String),
 }
 
+/// The oldest kubebuilder release whose projects `alpha update` starts
+/// from: before it, kubebuilder's re-generation mishandled removed files.
+pub const MINIMUM_KUBEBUILDER: &str = "v4.7.0";
+
+/// PROJECT's key of kubebuilder's Grafana plugin.
+const GRAFANA: &str = "grafana.kubebuilder.io/v1-alpha";
+/// PROJECT's key of kubebuilder's auto-update plugin.
+const AUTOUPDATE: &str = "autoupdate.kubebuilder.io/v1-alpha";
+/// The Grafana plugin's file the user edits, kept from the project.
+const GRAFANA_CONFIG: &str = "grafana/custom-metrics/config.yaml";
+/// The Go license header the project keeps, given to `init`.
+const BOILERPLATE: &str = "hack/boilerplate.go.txt";
+/// kubebuilder's Go layout keys from before go/v4, which it re-creates as go/v4.
+const OLD_GO_LAYOUTS: [&str; 3] = [
+    "go.kubebuilder.io/v2",
+    "go.kubebuilder.io/v3",
+    "go.kubebuilder.io/v3-alpha",
+];
+/// Puts the binary `cached` in `dir` the way the Makefile installs tool
+/// `name` at `version`: as the file `<name>-<version>` (a hard link, or a
+/// copy: the Makefile resolves that name before linking to it, so it must
+/// not be a link) and `<name>` linking to it.
+fn stage_tool(cached: &Path, dir: &Path, name: &str, version: &str) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let versioned = dir.join(format!("{name}-{version}"));
+    std::fs::hard_link(cached, &versioned)
+        .or_else(|_| std::fs::copy(cached, &versioned).map(drop))?;
+    std::os::unix::fs::symlink(&versioned, dir.join(name))
+}
+
+/// The Makefile variable holding the controller-gen version it installs.
+const CONTROLLER_TOOLS_VERSION: &str = "CONTROLLER_TOOLS_VERSION";
+
+/// The value of `<variable> ?= <value>` in `makefile`.
+fn pinned_version(makefile: &str, variable: &str) -> Option<String> {
+    makefile.lines().find_map(|line| {
+        let (name, value) = line.split_once("?=")?;
+        (name.trim() == variable)
+            .then(|| value.trim().to_string())
+            .filter(|value| !value.is_empty() && !value.contains(['$', '/', ' ']))
+    })
+}
+
+/// How many of a failed command's last output lines an error quotes.
+const QUOTED_LINES: usize = 3;
+
+/// The source for a project whose `cliVersion` (or `--from-version`) says
+/// `origin`, when neither `--from-binary` nor the repository's record of
+/// the scaffold gives one. Refuses, in one line naming the way out, the
+/// origins no release can reproduce: kubebuilder before
+/// [`MINIMUM_KUBEBUILDER`], kubebuilder-rs, and unknown tools.
+pub fn source_for(origin: &Origin) -> Result<Source> {
+    let repository = env!("CARGO_PKG_REPOSITORY");
+    match origin {
+        Origin::Kubebuilder(version) => {
+            check_minimum(version)?;
+            Ok(Source::KubebuilderRelease(version.clone()))
+        }
+        Origin::KubebuilderRs {
+            version,
+            commit: Some(commit),
+            ..
+        } => bail!(
+            "the project was made by kubebuilder-rs {version} (commit {commit}) and the repository has no record of that scaffold (refs/kubebuilder-rs/pristine); build that commit with `cargo install --locked --git {repository} --rev {commit} --root <dir> kubebuilder-rs` and pass --from-binary <dir>/bin/kubebuilder-rs"
+        ),
+        Origin::KubebuilderRs {
+            version, digest, ..
+        } => bail!(
+            "the project was made by kubebuilder-rs {version} built outside git (scaffold {digest}) and the repository has no record of that scaffold (refs/kubebuilder-rs/pristine); pass --from-binary with a kubebuilder-rs built from the same sources"
+        ),
+        Origin::KubebuilderRsLegacy(version) => bail!(
+            "cliVersion {version} was written by a kubebuilder-rs from before cliVersion named the build; pass --from-binary with a kubebuilder-rs built from the commit that made the project (`cargo install --locked --git {repository} --rev <commit> --root <dir> kubebuilder-rs`)"
+        ),
+        Origin::Unknown(raw) if raw.is_empty() => bail!(
+            "PROJECT has no cliVersion, so the tool that made the project is unknown; pass --from-version <kubebuilder release> or --from-binary <the binary that made it>"
+        ),
+        Origin::Unknown(raw) => bail!(
+            "cliVersion {raw:?} names no kubebuilder or kubebuilder-rs release; pass --from-version <kubebuilder release> or --from-binary <the binary that made the project>"
+        ),
+    }
+}
+
 /// Writes into the empty directory `out` the scaffold `source` makes of the
 /// project whose PROJECT file (and the user files the scaffold keeps, such
 /// as `hack/boilerplate.go.txt`) are in `input`.
-pub fn produce(_source: &Source, _input: &Path, _out: &Path) -> Result<()> {
-    todo!("ancestor production")
+pub fn produce(source: &Source, input: &Path, out: &Path) -> Result<()> {
+    match source {
+        Source::Binary(path) => produce_with_binary(path, input, out),
+        Source::KubebuilderRelease(version) => {
+            check_minimum(version)?;
+            let binary = crate::tools::kubebuilder_release(version)?;
+            Kubebuilder::new(&binary, version)?.produce(input, out)
+        }
+    }
+}
+
+/// Refuses a kubebuilder release older than [`MINIMUM_KUBEBUILDER`].
+fn check_minimum(version: &str) -> Result<()> {
+    if cli_version::compare_releases(version, MINIMUM_KUBEBUILDER)
+        .is_some_and(|order| order.is_lt())
+    {
+        bail!(
+            "kubebuilder {version} made the project, and alpha update starts only from kubebuilder {MINIMUM_KUBEBUILDER} or later; update the project with kubebuilder {MINIMUM_KUBEBUILDER} or later first, or pass --from-version {MINIMUM_KUBEBUILDER} to start from that release's scaffold"
+        );
+    }
+    Ok(())
+}
+
+/// `--from-binary`: asks the binary what it is, then re-generates with it.
+fn produce_with_binary(path: &Path, input: &Path, out: &Path) -> Result<()> {
+    let shown = path.display();
+    let output = Command::new(path)
+        .arg("version")
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|err| anyhow::anyhow!("--from-binary {shown} cannot be run: {err}"))?;
+    if !output.status.success() {
+        bail!(
+            "--from-binary {shown}: `version` failed: {}",
+            last_lines(&output)
+        );
+    }
+    let text = String::from_utf8_lossy(&output.stdout);
+    if text.trim_start().starts_with("kubebuilder-rs") {
+        return kubebuilder_rs_generate(path, input, out);
+    }
+    let version = kubebuilder_version(&text);
+    if let Some(version) = &version {
+        check_minimum(version)?;
+    }
+    let label = version.unwrap_or_else(|| format!("at {shown}"));
+    Kubebuilder::new(path, &label)?.produce(input, out)
+}
+
+/// An earlier kubebuilder-rs: its `alpha generate` replays PROJECT's
+/// commands, without the toolchain steps.
+fn kubebuilder_rs_generate(path: &Path, input: &Path, out: &Path) -> Result<()> {
+    let output = Command::new(path)
+        .args(["alpha", "generate", "--make=false", "--input-dir"])
+        .arg(input)
+        .arg("--output-dir")
+        .arg(out)
+        .current_dir(input)
+        .stdin(Stdio::null())
+        .output()
+        .with_context(|| format!("--from-binary {} cannot be run", path.display()))?;
+    if !output.status.success() {
+        bail!(
+            "--from-binary {}: `alpha generate` failed: {}",
+            path.display(),
+            last_lines(&output)
+        );
+    }
+    Ok(())
+}
+
+/// The release a kubebuilder's `version` output names (`v4.16.0`): the
+/// first word that reads as one.
+fn kubebuilder_version(text: &str) -> Option<String> {
+    text.split(|c: char| c.is_whitespace() || matches!(c, '"' | ',' | '{' | '}'))
+        .find_map(|word| match cli_version::parse(word) {
+            Origin::Kubebuilder(version) => Some(version),
+            _ => None,
+        })
+}
+
+/// One step of the command sequence kubebuilder replays.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Step {
+    /// A kubebuilder command line.
+    Run(Vec<String>),
+    /// `edit --plugins` Grafana; again after the user's custom-metrics
+    /// config is copied in, when it differs from the default one.
+    Grafana,
+}
+
+/// A kubebuilder binary with the environment it runs in: a temporary
+/// directory holding the `kubebuilder` link and the `make` wrapper
+/// (first on `PATH`) and the copy of the license header.
+struct Kubebuilder {
+    binary: PathBuf,
+    label: String,
+    work: tempfile::TempDir,
+    path: OsString,
+    tools_bin: PathBuf,
+}
+
+impl Kubebuilder {
+    /// Prepares `binary` (kubebuilder `label`, e.g. `v4.16.0`) to run.
+    fn new(binary: &Path, label: &str) -> Result<Self> {
+        let binary = std::path::absolute(binary)?;
+        let work = tempfile::tempdir().context("cannot create a temporary directory")?;
+        let shim = work.path().join("bin");
+        std::fs::create_dir(&shim)?;
+        std::os::unix::fs::symlink(&binary, shim.join("kubebuilder"))
+            .context("cannot link kubebuilder into a temporary directory")?;
+        let user_path = std::env::var_os("PATH").unwrap_or_default();
+        if let Some(make) = find_program("make", &user_path) {
+            write_make_wrapper(&shim.join("make"), &make)?;
+        }
+        let mut dirs = vec![shim];
+        dirs.extend(std::env::split_paths(&user_path));
+        Ok(Self {
+            binary,
+            label: label.to_string(),
+            work,
+            path: std::env::join_paths(dirs)?,
+            tools_bin: crate::tools::tools_bin()?,
+        })
+    }
+
+    /// Writes the ancestor of the project in `input` into `out`.
+    fn produce(&self, input: &Path, out: &Path) -> Result<()> {
+        let project = Project::load(input)?;
+        let license = self.license_args(input)?;
+        match steps(&project.file, license) {
+            Some(steps) => self.replay(&steps, input, out),
+            None => self.generate(input, out),
+        }
+    }
+
+    /// `--license-file <copy of the project's header>`, or `--license none`.
+    fn license_args(&self, input: &Path) -> Result<Vec<String>> {
+        let header = input.join(BOILERPLATE);
+        if !header.is_file() {
+            return Ok(vec!["--license".into(), "none".into()]);
+        }
+        let copy = self.work.path().join("boilerplate.go.txt");
+        std::fs::copy(&header, &copy)
+            .with_context(|| format!("cannot copy {}", header.display()))?;
+        Ok(vec!["--license-file".into(), copy.display().to_string()])
+    }
+
+    /// Runs `steps` in `out`, checking first that this kubebuilder has
+    /// every flag they use.
+    fn replay(&self, steps: &[Step], input: &Path, out: &Path) -> Result<()> {
+        let mut helps: BTreeMap<String, String> = BTreeMap::new();
+        for step in steps {
+            match step {
+                Step::Run(args) => {
+                    let mut args = args.clone();
+                    let command = command_name(&args);
+                    if !helps.contains_key(&command) {
+                        let help = self.help(&args, out)?;
+                        helps.insert(command.clone(), help);
+                    }
+                    let help = &helps[&command];
+                    let header = (command == "init")
+                        .then(|| adapt_init(&mut args, help))
+                        .flatten();
+                    self.check_flags(&command, &args, help)?;
+                    self.run(&args, out)?;
+                    if let Some(header) = header {
+                        std::fs::copy(&header, out.join(BOILERPLATE)).with_context(|| {
+                            format!("cannot write {BOILERPLATE} in the ancestor")
+                        })?;
+                    }
+                }
+                Step::Grafana => self.grafana(input, out)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// kubebuilder's own `alpha generate`, for what the replay cannot express.
+    fn generate(&self, input: &Path, out: &Path) -> Result<()> {
+        let args = [
+            "alpha".to_string(),
+            "generate".into(),
+            "--input-dir".into(),
+            input.display().to_string(),
+            "--output-dir".into(),
+            out.display().to_string(),
+        ];
+        self.run(&args, out)
+    }
+
+    /// Adds the Grafana plugin, then, if the project's custom-metrics config
+    /// differs from the one it wrote, copies it in and adds the plugin again
+    /// so the dashboards follow it.
+    fn grafana(&self, input: &Path, out: &Path) -> Result<()> {
+        let edit: Vec<String> = ["edit", "--plugins", GRAFANA].map(String::from).into();
+        self.run(&edit, out)?;
+        let Ok(config) = std::fs::read(input.join(GRAFANA_CONFIG)) else {
+            return Ok(());
+        };
+        let target = out.join(GRAFANA_CONFIG);
+        if std::fs::read(&target).ok().as_deref() == Some(config.as_slice()) {
+            return Ok(());
+        }
+        std::fs::write(&target, config)
+            .with_context(|| format!("cannot write {}", target.display()))?;
+        self.run(&edit, out)
+    }
+
+    /// `<command> --help` (run in `out`, so it follows the project's plugins).
+    fn help(&self, args: &[String], out: &Path) -> Result<String> {
+        let words = if args.first().map(String::as_str) == Some("create") {
+            2
+        } else {
+            1
+        };
+        let mut help: Vec<String> = args.iter().take(words).cloned().collect();
+        help.push("--help".into());
+        let output = self.command(&help, out).output().with_context(|| {
+            format!(
+                "cannot run kubebuilder {} at {}",
+                self.label,
+                self.binary.display()
+            )
+        })?;
+        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+    }
+
+    /// Refuses a command line with a flag this kubebuilder does not have.
+    fn check_flags(&self, command: &str, args: &[String], help: &str) -> Result<()> {
+        for arg in args.iter().filter(|arg| arg.starts_with("--")) {
+            let flag = arg.split('=').next().unwrap_or(arg);
+            if !has_flag(help, flag) {
+                bail!(
+                    "kubebuilder {} has no `{command} {flag}`, which PROJECT needs; pass --from-version with the kubebuilder release that made the project, or --from-binary",
+                    self.label
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs kubebuilder with `args` in `dir`; fails with the command and the
+    /// last lines of its output.
+    fn run(&self, args: &[String], dir: &Path) -> Result<()> {
+        let output = self.command(args, dir).output().with_context(|| {
+            format!(
+                "cannot run kubebuilder {} at {}",
+                self.label,
+                self.binary.display()
+            )
+        })?;
+        if !output.status.success() {
+            bail!(
+                "kubebuilder {} `{}` failed while making the ancestor: {}",
+                self.label,
+                args.join(" "),
+                last_lines(&output)
+            );
+        }
+        Ok(())
+    }
+
+    /// The Makefile's `LOCALBIN` for a command in `dir`: the tool cache, or,
+    /// when the project's Makefile pins a controller-gen the cache holds, a
+    /// directory of this run linking to it. The Makefile installs a tool
+    /// again unless its link names the pinned version, and the cache's link
+    /// follows whichever project used it last; a link of our own keeps the
+    /// ancestor from needing the network.
+    fn localbin(&self, dir: &Path) -> PathBuf {
+        let pinned = std::fs::read_to_string(dir.join("Makefile"))
+            .ok()
+            .and_then(|makefile| pinned_version(&makefile, CONTROLLER_TOOLS_VERSION));
+        let Some(version) = pinned else {
+            return self.tools_bin.clone();
+        };
+        let cached = self.tools_bin.join(format!("controller-gen-{version}"));
+        let own = self.work.path().join("localbin");
+        let linked = cached.is_file()
+            && (own.exists() || stage_tool(&cached, &own, "controller-gen", &version).is_ok());
+        if linked { own } else { self.tools_bin.clone() }
+    }
+
+    /// The kubebuilder command for `args` in `dir`, in its environment.
+    fn command(&self, args: &[String], dir: &Path) -> Command {
+        let mut command = Command::new(&self.binary);
+        command
+            .args(args)
+            .current_dir(dir)
+            .env("PATH", &self.path)
+            .env("LOCALBIN", self.localbin(dir))
+            .stdin(Stdio::null());
+        command
+    }
+}
+
+/// Fits `init`'s arguments to a kubebuilder whose `init --help` is `help`:
+/// skips its Go version check when it can (the ancestor does not depend on
+/// the toolchain), and, without `--license-file` (v4.7.0 has none), leaves the
+/// header to `init`'s default and returns the user's header, to be written
+/// over it before the commands that copy it into their files.
+fn adapt_init(args: &mut Vec<String>, help: &str) -> Option<PathBuf> {
+    if has_flag(help, "--skip-go-version-check") {
+        args.push("--skip-go-version-check".into());
+    }
+    if has_flag(help, "--license-file") {
+        return None;
+    }
+    let at = args.iter().position(|arg| arg == "--license-file")?;
+    let header = args.drain(at..at + 2).nth(1)?;
+    Some(PathBuf::from(header))
+}
+
+/// The command sequence that re-creates `project` with kubebuilder, or
+/// `None` when PROJECT records a plugin the sequence cannot add.
+fn steps(project: &ProjectFile, license: Vec<String>) -> Option<Vec<Step>> {
+    let mut plugin_steps = Vec::new();
+    for key in project.plugins.keys() {
+        match key.as_str()? {
+            GRAFANA => plugin_steps.insert(0, Step::Grafana),
+            AUTOUPDATE => plugin_steps.push(Step::Run(
+                ["edit", "--plugins", AUTOUPDATE].map(String::from).into(),
+            )),
+            _ => return None,
+        }
+    }
+    let mut steps = vec![Step::Run(init_args(project, license))];
+    steps.extend(project.resources.iter().flat_map(api_steps));
+    steps.extend(project.resources.iter().filter_map(webhook_step));
+    steps.extend(plugin_steps);
+    Some(steps)
+}
+
+/// `init` with PROJECT's layout (older Go layouts as go/v4), domain, repo,
+/// name and settings, and the license arguments.
+fn init_args(project: &ProjectFile, license: Vec<String>) -> Vec<String> {
+    let mut args = vec!["init".to_string()];
+    if !project.layout.is_empty() {
+        let layout: Vec<&str> = project
+            .layout
+            .iter()
+            .map(|key| {
+                if OLD_GO_LAYOUTS.contains(&key.as_str()) {
+                    "go.kubebuilder.io/v4"
+                } else {
+                    key.as_str()
+                }
+            })
+            .collect();
+        args.extend(["--plugins".into(), layout.join(",")]);
+    }
+    let values = [
+        ("--domain", &project.domain),
+        ("--repo", &project.repo),
+        ("--project-name", &project.project_name),
+    ];
+    for (flag, value) in values {
+        if let Some(value) = value {
+            args.extend([flag.to_string(), value.clone()]);
+        }
+    }
+    if project.multigroup == Some(true) {
+        args.push("--multigroup".into());
+    }
+    if project.namespaced == Some(true) {
+        args.push("--namespaced".into());
+    }
+    args.extend(license);
+    args
+}
+
+/// The `create api` commands of one resource, as a user runs them: the API
+/// type together with its first controller, then each further controller.
+fn api_steps(entry: &ResourceEntry) -> Vec<Step> {
+    let mut names: Vec<Option<&str>> = entry
+        .controllers
+        .iter()
+        .map(|c| Some(c.name.as_str()))
+        .collect();
+    if names.is_empty() && entry.controller == Some(true) {
+        names.push(None);
+    }
+    let default_name = entry.kind.to_ascii_lowercase();
+    let named = |name: Option<&'_ str>| -> Option<String> {
+        name.filter(|name| *name != default_name)
+            .map(str::to_string)
+    };
+    let mut steps = Vec::new();
+    let mut names = names.into_iter();
+    if let Some(api) = entry.api.as_ref().filter(|api| api.crd_version.is_some()) {
+        let mut args = create_args("api", entry);
+        args.push("--resource".into());
+        if api.namespaced != Some(true) {
+            args.push("--namespaced=false".into());
+        }
+        if api.ssa == Some(true) {
+            args.push("--ssa".into());
+        }
+        match names.next() {
+            Some(name) => args.extend(controller_args(named(name))),
+            None => args.push("--controller=false".into()),
+        }
+        steps.push(Step::Run(args));
+    }
+    for name in names {
+        let mut args = create_args("api", entry);
+        args.push("--resource=false".into());
+        args.extend(controller_args(named(name)));
+        steps.push(Step::Run(args));
+    }
+    steps
+}
+
+/// `--controller=true`, with `--controller-name` when it is not the default.
+fn controller_args(name: Option<String>) -> Vec<String> {
+    let mut args = vec!["--controller=true".to_string()];
+    if let Some(name) = name {
+        args.extend(["--controller-name".into(), name]);
+    }
+    args
+}
+
+/// The `create webhook` of one resource, with the webhooks PROJECT records.
+fn webhook_step(entry: &ResourceEntry) -> Option<Step> {
+    let webhooks = entry.webhooks.as_ref()?;
+    let mut args = create_args("webhook", entry);
+    if webhooks.validation == Some(true) {
+        args.push("--programmatic-validation".into());
+        if let Some(path) = &webhooks.validation_path {
+            args.extend(["--validation-path".into(), path.clone()]);
+        }
+    }
+    if webhooks.defaulting == Some(true) {
+        args.push("--defaulting".into());
+        if let Some(path) = &webhooks.defaulting_path {
+            args.extend(["--defaulting-path".into(), path.clone()]);
+        }
+    }
+    if webhooks.conversion == Some(true) {
+        args.push("--conversion".into());
+        for spoke in &webhooks.spoke {
+            args.extend(["--spoke".into(), spoke.clone()]);
+        }
+    }
+    let asked = args.len() > create_args("webhook", entry).len();
+    asked.then_some(Step::Run(args))
+}
+
+/// `create <what>` with the resource's plural, group, version and kind, and
+/// where an external type comes from.
+fn create_args(what: &str, entry: &ResourceEntry) -> Vec<String> {
+    let mut args = vec!["create".to_string(), what.to_string()];
+    let gvk = [
+        ("--plural", entry.plural.as_ref()),
+        ("--group", entry.group.as_ref()),
+        ("--version", Some(&entry.version)),
+        ("--kind", Some(&entry.kind)),
+    ];
+    for (flag, value) in gvk {
+        if let Some(value) = value.filter(|v| !v.is_empty()) {
+            args.extend([flag.to_string(), value.clone()]);
+        }
+    }
+    if entry.external == Some(true) {
+        let external = [
+            ("--external-api-path", &entry.path),
+            ("--external-api-domain", &entry.domain),
+            ("--external-api-module", &entry.module),
+        ];
+        for (flag, value) in external {
+            if let Some(value) = value {
+                args.extend([flag.to_string(), value.clone()]);
+            }
+        }
+    }
+    args
+}
+
+/// `init`, `create api`, `edit`…: the sub-command of a command line.
+fn command_name(args: &[String]) -> String {
+    let words = if args.first().map(String::as_str) == Some("create") {
+        2
+    } else {
+        1
+    };
+    args.iter()
+        .take(words)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Whether a command's `--help` text lists `flag`.
+fn has_flag(help: &str, flag: &str) -> bool {
+    help.match_indices(flag).any(|(at, _)| {
+        let after = help[at + flag.len()..].chars().next();
+        !after.is_some_and(|c| c.is_ascii_alphanumeric() || c == '-')
+    })
+}
+
+/// The first `name` executable on the search path `path`.
+fn find_program(name: &str, path: &OsString) -> Option<PathBuf> {
+    std::env::split_paths(path)
+        .map(|dir| dir.join(name))
+        .find(|candidate| candidate.is_file())
+}
+
+/// Writes a `make` that runs `real` without the `lint-fix` target (a run
+/// of `lint-fix` alone does nothing).
+fn write_make_wrapper(path: &Path, real: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let script = format!(
+        "#!/bin/sh\n# make without lint-fix, which downloads golangci-lint.\ndropped=\nfor arg do\n  shift\n  if [ \"$arg\" = lint-fix ]; then dropped=1; continue; fi\n  set -- \"$@\" \"$arg\"\ndone\nif [ -n \"$dropped\" ] && [ $# -eq 0 ]; then exit 0; fi\nexec '{}' \"$@\"\n",
+        real.display().to_string().replace('\'', r"'\''")
+    );
+    std::fs::write(path, script).context("cannot write the make wrapper")?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))?;
+    Ok(())
+}
+
+/// What a failed command said, on one line and without terminal colours:
+/// its last line that reports an error (kubebuilder prints its usage after
+/// the error), else the last lines of its error output (or of its output).
+fn last_lines(output: &Output) -> String {
+    let stderr = strip_colours(&String::from_utf8_lossy(&output.stderr));
+    let stdout = strip_colours(&String::from_utf8_lossy(&output.stdout));
+    let error = [&stderr, &stdout].into_iter().find_map(|text| {
+        text.lines()
+            .map(str::trim)
+            .rfind(|line| line.starts_with("Error:") || line.starts_with("ERROR"))
+    });
+    if let Some(line) = error {
+        return line.to_string();
+    }
+    let text = if stderr.trim().is_empty() {
+        &stdout
+    } else {
+        &stderr
+    };
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .collect();
+    let start = lines.len().saturating_sub(QUOTED_LINES);
+    match lines[start..].join(" | ") {
+        quoted if quoted.is_empty() => format!("exit status {}", output.status),
+        quoted => quoted,
+    }
+}
+
+/// `text` without ANSI escape sequences (`ESC [ … letter`).
+fn strip_colours(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn project(text: &str) -> ProjectFile {
+        Project::parse(text).unwrap().file
+    }
+
+    fn lines(steps: &[Step]) -> Vec<String> {
+        steps
+            .iter()
+            .map(|step| match step {
+                Step::Run(args) => args.join(" "),
+                Step::Grafana => "grafana".into(),
+            })
+            .collect()
+    }
+
+    const PROJECT: &str = "\
+cliVersion: 4.16.0
+domain: example.com
+layout:
+- go.kubebuilder.io/v3
+multigroup: true
+plugins:
+  autoupdate.kubebuilder.io/v1-alpha: {}
+  grafana.kubebuilder.io/v1-alpha: {}
+projectName: ship
+repo: example.com/ship
+resources:
+- api:
+    crdVersion: v1
+    namespaced: true
+  controllers:
+  - name: captain
+  - name: captain-backup
+  domain: example.com
+  group: crew
+  kind: Captain
+  path: example.com/ship/api/crew/v1
+  version: v1
+  webhooks:
+    defaulting: true
+    validation: true
+    validationPath: /check-captain
+    webhookVersion: v1
+- controller: true
+  core: true
+  group: apps
+  kind: Deployment
+  path: k8s.io/api/apps/v1
+  version: v1
+- api:
+    crdVersion: v1
+    ssa: true
+  domain: example.com
+  group: crew
+  kind: Fleet
+  plural: fleetz
+  version: v2
+  webhooks:
+    conversion: true
+    spoke:
+    - v1
+    webhookVersion: v1
+- domain: cert-manager.io
+  external: true
+  group: certmanager
+  kind: Certificate
+  module: github.com/cert-manager/cert-manager@v1.18.2
+  path: github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1
+  version: v1
+  webhooks:
+    defaulting: true
+    webhookVersion: v1
+version: \"3\"
+";
+
+    #[test]
+    fn the_sequence_creates_apis_with_their_controllers_then_webhooks_then_plugins() {
+        let steps = steps(&project(PROJECT), vec!["--license".into(), "none".into()]).unwrap();
+        assert_eq!(
+            lines(&steps),
+            [
+                "init --plugins go.kubebuilder.io/v4 --domain example.com --repo example.com/ship --project-name ship --multigroup --license none",
+                "create api --group crew --version v1 --kind Captain --resource --controller=true",
+                "create api --group crew --version v1 --kind Captain --resource=false --controller=true --controller-name captain-backup",
+                "create api --group apps --version v1 --kind Deployment --resource=false --controller=true",
+                "create api --plural fleetz --group crew --version v2 --kind Fleet --resource --namespaced=false --ssa --controller=false",
+                "create webhook --group crew --version v1 --kind Captain --programmatic-validation --validation-path /check-captain --defaulting",
+                "create webhook --plural fleetz --group crew --version v2 --kind Fleet --conversion --spoke v1",
+                "create webhook --group certmanager --version v1 --kind Certificate --external-api-path github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1 --external-api-domain cert-manager.io --external-api-module github.com/cert-manager/cert-manager@v1.18.2 --defaulting",
+                "grafana",
+                "edit --plugins autoupdate.kubebuilder.io/v1-alpha",
+            ]
+        );
+    }
+
+    #[test]
+    fn plugins_the_sequence_cannot_add_leave_it_to_kubebuilders_generate() {
+        for key in [
+            "deploy-image.go.kubebuilder.io/v1-alpha: {}",
+            "helm.kubebuilder.io/v2-alpha: {}",
+            "example.com/unknown/v1: {}",
+        ] {
+            let text = PROJECT.replace("plugins:\n", &format!("plugins:\n  {key}\n"));
+            assert_eq!(steps(&project(&text), Vec::new()), None, "{key}");
+        }
+    }
+
+    #[test]
+    fn kubebuilder_releases_are_sources_from_v4_7_0() {
+        for version in ["v4.7.0", "v4.16.0"] {
+            let origin = Origin::Kubebuilder(version.into());
+            assert_eq!(
+                source_for(&origin).unwrap(),
+                Source::KubebuilderRelease(version.into())
+            );
+        }
+        let err = source_for(&Origin::Kubebuilder("v4.6.0".into()))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("v4.6.0") && err.contains("v4.7.0"), "{err}");
+        let err = produce(
+            &Source::KubebuilderRelease("v4.5.2".into()),
+            Path::new("/nonexistent"),
+            Path::new("/nonexistent"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("v4.5.2") && err.contains("v4.7.0"), "{err}");
+    }
+
+    #[test]
+    fn kubebuilder_rs_origins_are_refused_naming_from_binary() {
+        let with_commit = Origin::KubebuilderRs {
+            version: "0.2.0".into(),
+            commit: Some("1a2b3c4d5e6f".into()),
+            digest: "0123456789ab".into(),
+        };
+        let without = Origin::KubebuilderRs {
+            version: "0.2.0".into(),
+            commit: None,
+            digest: "0123456789ab".into(),
+        };
+        let cases = [
+            (
+                with_commit,
+                vec!["--from-binary", "--rev 1a2b3c4d5e6f", "cargo install"],
+            ),
+            (without, vec!["--from-binary", "0123456789ab"]),
+            (
+                Origin::KubebuilderRsLegacy("0.1.0".into()),
+                vec!["--from-binary", "0.1.0"],
+            ),
+            (
+                Origin::Unknown("(devel)".into()),
+                vec!["(devel)", "--from-version", "--from-binary"],
+            ),
+            (
+                Origin::Unknown(String::new()),
+                vec!["no cliVersion", "--from-binary"],
+            ),
+        ];
+        for (origin, needles) in cases {
+            let err = source_for(&origin).unwrap_err().to_string();
+            assert_eq!(err.lines().count(), 1, "{err}");
+            for needle in needles {
+                assert!(err.contains(needle), "{needle:?} not in {err}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_missing_binary_is_refused_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("nothing-here");
+        let err = produce(&Source::Binary(missing.clone()), dir.path(), dir.path())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(&missing.display().to_string()), "{err}");
+        assert!(err.contains("--from-binary"), "{err}");
+    }
+
+    #[test]
+    fn a_failing_binary_is_refused_with_its_last_lines() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("broken");
+        std::fs::write(
+            &script,
+            "#!/bin/sh\necho one >&2\necho two >&2\necho three >&2\necho four >&2\nexit 3\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let err = produce(&Source::Binary(script.clone()), dir.path(), dir.path())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(&script.display().to_string()), "{err}");
+        assert!(err.ends_with("two | three | four"), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+
+    #[test]
+    fn an_old_kubebuilder_binary_is_refused_naming_the_minimum() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("kubebuilder");
+        std::fs::write(&script, "#!/bin/sh\necho 'KubeBuilder:          v4.6.0'\n").unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let err = produce(&Source::Binary(script), dir.path(), dir.path())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("v4.6.0") && err.contains("v4.7.0"), "{err}");
+    }
+
+    #[test]
+    fn kubebuilder_versions_are_read_from_both_version_formats() {
+        assert_eq!(
+            kubebuilder_version("KubeBuilder:          v4.16.0\nKubernetes:           1.37.0\n"),
+            Some("v4.16.0".into())
+        );
+        assert_eq!(
+            kubebuilder_version(
+                "Version: main.version{KubeBuilderVersion:\"4.7.0\", KubernetesVendor:\"1.33.0\"}"
+            ),
+            Some("v4.7.0".into())
+        );
+        assert_eq!(kubebuilder_version("KubeBuilder: (devel)"), None);
+    }
+
+    #[test]
+    fn flags_are_found_whole_in_help_text() {
+        let help = "      --controller-name string   name\n      --resource   scaffold\n";
+        assert!(has_flag(help, "--controller-name"));
+        assert!(has_flag(help, "--resource"));
+        assert!(!has_flag(help, "--controller"));
+        assert!(!has_flag(help, "--ssa"));
+    }
+
+    #[test]
+    fn the_make_wrapper_drops_lint_fix() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real-make");
+        std::fs::write(&real, "#!/bin/sh\necho \"$@\"\n").unwrap();
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let wrapper = dir.path().join("make");
+        write_make_wrapper(&wrapper, &real).unwrap();
+        let run = |args: &[&str]| {
+            let out = Command::new(&wrapper).args(args).output().unwrap();
+            assert!(out.status.success());
+            String::from_utf8(out.stdout).unwrap()
+        };
+        assert_eq!(run(&["fmt", "lint-fix", "vet"]), "fmt vet\n");
+        assert_eq!(run(&["lint-fix"]), "");
+        assert_eq!(run(&["-C", "x y", "build"]), "-C x y build\n");
+    }
+
+    #[test]
+    fn pinned_versions_are_read_from_the_makefile() {
+        let makefile = "LOCALBIN ?= $(shell pwd)/bin\nCONTROLLER_TOOLS_VERSION ?= v0.22.0\nENVTEST_VERSION ?= $(shell go list)\n";
+        assert_eq!(
+            pinned_version(makefile, CONTROLLER_TOOLS_VERSION),
+            Some("v0.22.0".into())
+        );
+        assert_eq!(pinned_version(makefile, "ENVTEST_VERSION"), None);
+        assert_eq!(pinned_version(makefile, "KUSTOMIZE_VERSION"), None);
+    }
+
+    #[test]
+    fn the_error_line_is_quoted_rather_than_the_usage_after_it() {
+        use std::os::unix::process::ExitStatusExt as _;
+        let output = Output {
+            status: std::process::ExitStatus::from_raw(256),
+            stdout: b"\x1b[31mERROR\x1b[0m CLI run failed error=boom\n".to_vec(),
+            stderr: b"Error: boom\nUsage:\n  kubebuilder create webhook [flags]\n\nFlags:\n  -h, --help\n".to_vec(),
+        };
+        assert_eq!(last_lines(&output), "Error: boom");
+        let output = Output {
+            stderr: b"a\nb\n".to_vec(),
+            stdout: b"\x1b[31mERROR\x1b[0m CLI run failed error=boom\n".to_vec(),
+            ..output
+        };
+        assert_eq!(last_lines(&output), "ERROR CLI run failed error=boom");
+    }
+
+    #[test]
+    fn colours_are_stripped_from_quoted_output() {
+        assert_eq!(
+            strip_colours("\u{1b}[31mERROR\u{1b}[0m failed"),
+            "ERROR failed"
+        );
+    }
 }

@@ -340,7 +340,6 @@ fn base_context(project: &ProjectFile, go_header: &str) -> Result<crate::machine
     );
     context.insert("multigroup", &(project.multigroup == Some(true)));
     context.insert("namespaced", &(project.namespaced == Some(true)));
-    context.insert("cli_version", env!("CARGO_PKG_VERSION"));
     context.insert("go_header", go_header);
     context.insert("versions", versions());
     Ok(context)

@@ -162,7 +162,6 @@ fn base_context(project: &ProjectFile, header: &str) -> Context {
     );
     context.insert("multigroup", &(project.multigroup == Some(true)));
     context.insert("namespaced", &(project.namespaced == Some(true)));
-    context.insert("cli_version", env!("CARGO_PKG_VERSION"));
     context.insert("header", header);
     context.insert("versions", &versions().crates);
     context
