@@ -33,12 +33,18 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// The commands that make the project, after `init`.
+/// The commands that make the project, after `init`. PROJECT does not
+/// record the order commands ran in, so the ancestor is kubebuilder's
+/// replay of every `create api` in PROJECT's order and then every `create
+/// webhook`; kubebuilder inserts each command's lines into cmd/main.go
+/// where the earlier ones end, so a project made in another order (a
+/// webhook before a later API) has a cmd/main.go the replay does not
+/// reproduce, which then conflicts although the user never touched it.
 const COMMANDS: &[&str] = &[
     "create api --group crew --version v1 --kind Captain --resource --controller",
     "create api --group crew --version v1 --kind FirstMate --resource --controller",
-    "create webhook --group crew --version v1 --kind Captain --defaulting --programmatic-validation",
     "create api --group apps --version v1 --kind Deployment --resource=false --controller",
+    "create webhook --group crew --version v1 --kind Captain --defaulting --programmatic-validation",
 ];
 
 /// What the user wrote on top of the scaffold.
