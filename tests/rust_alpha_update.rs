@@ -275,9 +275,13 @@ fn updates_a_rust_project_made_by_an_earlier_kubebuilder_rs() {
     let scaffold = tmp.path().join("scaffold");
     check_out(&dir, "main~1", &scaffold);
     assert_user_code_kept(&out, &scaffold, RUST_USER_CODE);
+    let header = read(&dir, "hack/boilerplate.rs.txt");
+    let added = read(&out, "src/manager/reconciler.rs");
     assert!(
-        out.join("src/manager/reconciler.rs").is_file(),
-        "a file the current scaffold adds is missing"
+        added.starts_with(header.lines().next().unwrap()),
+        "a file the current scaffold adds lacks the project's license header \
+         (hack/boilerplate.rs.txt):\n{}",
+        added.lines().take(3).collect::<Vec<_>>().join("\n")
     );
     assert!(
         !out.join("src/webhook/tls.rs").exists(),
