@@ -224,7 +224,7 @@ fn make_project(kubebuilder: &Path, dir: &Path) {
 /// versions, of kubebuilder-rs's scaffold of the same PROJECT. `dir` is the
 /// user's project; the scaffold is made below `tmp`.
 fn assert_pins(dir: &Path, out: &Path, tmp: &Path) {
-    let scaffold = tmp.join("scaffold");
+    let scaffold = tmp.join("kubebuilder-rs-scaffold");
     common::kb_ok(
         dir,
         &[
