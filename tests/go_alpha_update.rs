@@ -332,7 +332,8 @@ fn kubebuilder_equivalent(dir: &Path, from: &str, to: &str) -> Duration {
 
 /// kubebuilder `release`'s `alpha generate` of `input` into `output`, then
 /// `make manifests generate fmt vet`, with a PATH where `kubebuilder` is
-/// that release and `make` drops `lint-fix`.
+/// that release and `make` drops `lint-fix`, and the release's tools in a
+/// directory of their own beside the shared ones (warm from the second run).
 fn kubebuilder_generate(release: &str, input: &Path, output: &Path, work: &Path) {
     let shim = work.join(format!("shim-{release}"));
     std::fs::create_dir(&shim).unwrap();
@@ -345,6 +346,12 @@ fn kubebuilder_generate(release: &str, input: &Path, output: &Path, work: &Path)
     std::fs::write(shim.join("make"), script).unwrap();
     use std::os::unix::fs::PermissionsExt as _;
     std::fs::set_permissions(shim.join("make"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    // Tools of this release's Makefile alone: in the shared directory the
+    // links would flip between releases, and each flip costs a `go install`.
+    let localbin = shared_tools_bin()
+        .with_file_name("kubebuilder-localbin")
+        .join(release);
+    std::fs::create_dir_all(&localbin).unwrap();
     let path = format!(
         "{}:{}",
         shim.display(),
@@ -371,7 +378,7 @@ fn kubebuilder_generate(release: &str, input: &Path, output: &Path, work: &Path)
             .args(&args)
             .current_dir(cwd)
             .env("PATH", &path)
-            .env("LOCALBIN", shared_tools_bin())
+            .env("LOCALBIN", &localbin)
             .stdin(std::process::Stdio::null());
         output_ok(&mut command, cwd, program, &args);
     }
