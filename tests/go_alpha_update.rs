@@ -135,7 +135,7 @@ fn update_kubebuilder_project(release: &str, time_kubebuilder: bool) {
     let (tmp, dir) = empty_project_dir("fleet");
     init_repo(&dir);
     let kubebuilder = kubebuilder_release(release);
-    make_project(&kubebuilder, &dir);
+    make_project(&kubebuilder, release, &dir);
     if time_kubebuilder {
         let took = kubebuilder_equivalent(&dir, release, &reference_version());
         eprintln!(
@@ -196,7 +196,8 @@ fn update_kubebuilder_project(release: &str, time_kubebuilder: bool) {
 
 /// Makes the project with kubebuilder in `dir` and commits it, then the
 /// user's code and what `make manifests generate` regenerates for it.
-fn make_project(kubebuilder: &Path, dir: &Path) {
+fn make_project(kubebuilder: &Path, release: &str, dir: &Path) {
+    let localbin = kubebuilder_localbin(release);
     let init = "init --domain example.com --repo example.com/fleet";
     for line in std::iter::once(init).chain(COMMANDS.iter().copied()) {
         let args = words(line);
@@ -204,13 +205,17 @@ fn make_project(kubebuilder: &Path, dir: &Path) {
         command
             .args(&args)
             .current_dir(dir)
-            .env("LOCALBIN", shared_tools_bin())
+            .env("LOCALBIN", &localbin)
             .stdin(std::process::Stdio::null());
         output_ok(&mut command, dir, "kubebuilder", &args);
     }
     commit_all(dir, "Scaffold the fleet operator");
     apply(dir, USER_CODE);
-    run_ok(dir, "make", &["manifests", "generate"]);
+    let mut make = Command::new("make");
+    make.args(["manifests", "generate"])
+        .current_dir(dir)
+        .env("LOCALBIN", &localbin);
+    output_ok(&mut make, dir, "make", &["manifests", "generate"]);
     let crd = read(dir, "config/crd/bases/crew.example.com_captains.yaml");
     assert!(
         crd.contains("ships:"),
@@ -346,12 +351,7 @@ fn kubebuilder_generate(release: &str, input: &Path, output: &Path, work: &Path)
     std::fs::write(shim.join("make"), script).unwrap();
     use std::os::unix::fs::PermissionsExt as _;
     std::fs::set_permissions(shim.join("make"), std::fs::Permissions::from_mode(0o755)).unwrap();
-    // Tools of this release's Makefile alone: in the shared directory the
-    // links would flip between releases, and each flip costs a `go install`.
-    let localbin = shared_tools_bin()
-        .with_file_name("kubebuilder-localbin")
-        .join(release);
-    std::fs::create_dir_all(&localbin).unwrap();
+    let localbin = kubebuilder_localbin(release);
     let path = format!(
         "{}:{}",
         shim.display(),
@@ -382,6 +382,18 @@ fn kubebuilder_generate(release: &str, input: &Path, output: &Path, work: &Path)
             .stdin(std::process::Stdio::null());
         output_ok(&mut command, cwd, program, &args);
     }
+}
+
+/// The tools directory (`LOCALBIN`) of kubebuilder `release`'s projects
+/// here: the shared one holds links to the versions kubebuilder-rs pins,
+/// which every other release's Makefile would flip (each flip costs a `go
+/// install`, and the update's post-steps would pay for flipping them back).
+fn kubebuilder_localbin(release: &str) -> PathBuf {
+    let dir = shared_tools_bin()
+        .with_file_name("kubebuilder-localbin")
+        .join(release);
+    std::fs::create_dir_all(&dir).expect("create the release's tools dir");
+    dir
 }
 
 /// The first `program` on PATH.
