@@ -379,6 +379,7 @@ impl TempIndex<'_> {
         self.run(&[
             OsStr::new("rm"),
             OsStr::new("--cached"),
+            OsStr::new("-f"),
             OsStr::new("-r"),
             OsStr::new("--quiet"),
             OsStr::new("--ignore-unmatch"),

@@ -44,7 +44,7 @@ fn gh(git: &Git, args: &[&str]) -> Result<String> {
 /// Opens the issue of `update` (its wording says whether it `conflicted`).
 pub(super) fn open_issue(git: &Git, update: &Update, conflicted: bool) -> Result<()> {
     let title = format!(
-        "Scaffold update ready: kubebuilder-rs {} -> {}",
+        "Scaffold update ready: {} -> kubebuilder-rs {}",
         update.from_label, update.to_label
     );
     let open = gh(

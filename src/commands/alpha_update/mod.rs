@@ -40,7 +40,7 @@ pub fn run(args: &UpdateArgs, cwd: &Path) -> Result<()> {
         github::check_available()?;
     }
     let update = Update::prepare(args, &repo)?;
-    let trees = trees::Trees::build(args, &repo.git, &update)?;
+    let trees = trees::Trees::build(args, &repo.git, &update, cwd)?;
     report::ancestor(&trees.ancestor_from);
     if trees.ancestor == trees.upgrade {
         println!(

@@ -10,7 +10,7 @@ use crate::machinery::tree::{self, Tree};
 use crate::plugins::Plugin;
 use crate::project::{FILE_NAME, Project};
 use anyhow::{Context as _, Result};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The files of a project its scaffold is made from: PROJECT and the user
 /// files the scaffold keeps (the license header, Grafana's custom metrics).
@@ -45,7 +45,7 @@ pub(crate) struct Trees {
 
 impl Trees {
     /// Reads the original from git and makes the upgrade and the ancestor.
-    pub fn build(args: &UpdateArgs, git: &Git, update: &Update) -> Result<Self> {
+    pub fn build(args: &UpdateArgs, git: &Git, update: &Update, cwd: &Path) -> Result<Self> {
         let original = git.read_tree(&update.from_commit)?;
         let work = tempfile::tempdir().context("cannot create a temporary directory")?;
         let input = work.path().join("input");
@@ -61,7 +61,11 @@ impl Trees {
             },
         )?;
         let upgrade = tree::read_dir(&upgrade_dir, &[])?;
-        let (ancestor, ancestor_from) = ancestor_tree(args, git, update, &input, work.path())?;
+        let binary = args
+            .from_binary
+            .as_deref()
+            .map(|binary| from_cwd(binary, cwd));
+        let (ancestor, ancestor_from) = ancestor_tree(binary, git, update, &input, work.path())?;
         let ancestor = match ancestor {
             Some(tree) => tree,
             None => upgrade.clone(),
@@ -94,6 +98,17 @@ impl Trees {
     }
 }
 
+/// `--from-binary` as given from `cwd`: a path holding a `/` is made
+/// absolute (the binary runs in other directories), a bare name is looked
+/// up on `PATH`.
+fn from_cwd(binary: &Path, cwd: &Path) -> PathBuf {
+    if binary.components().count() > 1 {
+        cwd.join(binary)
+    } else {
+        binary.to_path_buf()
+    }
+}
+
 /// Writes the files of `tree` its scaffold is made from (see
 /// [`INPUT_FILES`]) into the new directory `dir`.
 pub(crate) fn write_input(tree: &Tree, dir: &Path) -> Result<()> {
@@ -112,14 +127,14 @@ pub(crate) fn write_input(tree: &Tree, dir: &Path) -> Result<()> {
 /// scaffold record of the branch's PROJECT; this build's own scaffold when
 /// cliVersion names it (`None`: the upgrade); the release cliVersion names.
 fn ancestor_tree(
-    args: &UpdateArgs,
+    binary: Option<PathBuf>,
     git: &Git,
     update: &Update,
     input: &Path,
     work: &Path,
 ) -> Result<(Option<Tree>, AncestorFrom)> {
-    let source = if let Some(binary) = &args.from_binary {
-        Some(Source::Binary(binary.clone()))
+    let source = if let Some(binary) = binary {
+        Some(Source::Binary(binary))
     } else if update.from_version_given {
         Some(ancestor::source_for(&update.origin)?)
     } else {
