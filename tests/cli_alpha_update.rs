@@ -248,7 +248,7 @@ fn the_diff3_style_adds_the_ancestor() {
     );
 
     let merged = show(&dir, &output_branch(&dir), "Makefile");
-    assert!(merged.contains(&format!("|||||||")), "{merged}");
+    assert!(merged.contains("|||||||"), "{merged}");
     assert!(merged.contains(&format!("{OLD_LINE}\n=======")), "{merged}");
 }
 

@@ -71,10 +71,10 @@ pub fn run(args: &UpdateArgs, cwd: &Path) -> Result<()> {
     if args.push {
         failure = write::push(&repo.git, &update.output_branch).err();
     }
-    if args.open_gh_issue {
-        if let Err(error) = github::open_issue(&repo.git, &update, !conflicts.is_empty()) {
-            failure.get_or_insert(error);
-        }
+    if args.open_gh_issue
+        && let Err(error) = github::open_issue(&repo.git, &update, !conflicts.is_empty())
+    {
+        failure.get_or_insert(error);
     }
     match failure {
         Some(error) => Err(error.context(format!(
