@@ -253,6 +253,31 @@ fn the_diff3_style_adds_the_ancestor() {
 }
 
 #[test]
+fn the_defaults_override_the_repository_style_unless_disabled() {
+    let (tmp, dir) = old_project();
+    replace(&dir, "Makefile", OLD_LINE, "IMG ?= controller:mine");
+    commit_all(&dir, "user image");
+    git(&dir, &["config", "merge.conflictStyle", "diff3"]);
+    let stub = stub(tmp.path());
+
+    update_ok(&dir, &stub, &["--force", "--output-branch", "defaults"]);
+    update_ok(
+        &dir,
+        &stub,
+        &[
+            "--force",
+            "--output-branch",
+            "own",
+            "--git-config",
+            "disable",
+        ],
+    );
+
+    assert!(!show(&dir, "defaults", "Makefile").contains("|||||||"));
+    assert!(show(&dir, "own", "Makefile").contains("|||||||"));
+}
+
+#[test]
 fn a_dry_run_leaves_the_repository_byte_identical() {
     let (tmp, dir) = old_project();
     let mut makefile = std::fs::read_to_string(dir.join("Makefile")).unwrap();

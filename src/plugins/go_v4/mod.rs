@@ -288,6 +288,29 @@ fn update_steps(conflicted: &[PathBuf]) -> Vec<crate::machinery::steps::Step> {
     steps
 }
 
+#[cfg(test)]
+mod update_step_tests {
+    use super::*;
+
+    fn names(conflicted: &[&str]) -> Vec<String> {
+        let conflicted: Vec<PathBuf> = conflicted.iter().map(PathBuf::from).collect();
+        update_steps(&conflicted)
+            .into_iter()
+            .map(|s| s.name)
+            .collect()
+    }
+
+    #[test]
+    fn conflicted_files_leave_out_the_steps_they_break() {
+        assert_eq!(names(&[]), ["go mod tidy", "make manifests generate fmt"]);
+        assert_eq!(names(&["Makefile"]), ["go mod tidy"]);
+        assert!(names(&["api/v1/captain_types.go"]).is_empty());
+        assert_eq!(names(&["apis/crew/v1/x.yaml"]), ["go mod tidy", "make fmt"]);
+        assert_eq!(names(&["cmd/main.go"]), ["make manifests generate"]);
+        assert_eq!(names(&["go.mod"]), ["make manifests generate fmt"]);
+    }
+}
+
 /// `--external-api-path`, `--external-api-domain`, `--external-api-module`.
 fn external_api_flags() -> Vec<clap::Arg> {
     vec![

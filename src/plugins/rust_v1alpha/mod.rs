@@ -189,6 +189,29 @@ fn update_steps(conflicted: &[std::path::PathBuf]) -> Vec<crate::machinery::step
     steps
 }
 
+#[cfg(test)]
+mod update_step_tests {
+    use super::*;
+
+    fn names(conflicted: &[&str]) -> Vec<String> {
+        let conflicted: Vec<std::path::PathBuf> =
+            conflicted.iter().map(std::path::PathBuf::from).collect();
+        update_steps(&conflicted)
+            .into_iter()
+            .map(|s| s.name)
+            .collect()
+    }
+
+    #[test]
+    fn conflicted_files_leave_out_the_steps_they_break() {
+        assert_eq!(names(&[]), ["make manifests", "cargo check"]);
+        assert_eq!(names(&["Makefile"]), ["cargo check"]);
+        assert!(names(&["src/api/captain.rs"]).is_empty());
+        assert!(names(&["Cargo.toml"]).is_empty());
+        assert_eq!(names(&["README.md"]), ["make manifests", "cargo check"]);
+    }
+}
+
 /// The variables every template of this plugin gets, from PROJECT and the
 /// license header of `.rs` files.
 fn base_context(project: &ProjectFile, header: &str) -> Context {
