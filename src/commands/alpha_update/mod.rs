@@ -34,6 +34,7 @@ pub fn run(args: &UpdateArgs, cwd: &Path) -> Result<()> {
     if args.show_commits && !args.restore_path.is_empty() {
         bail!("{SHOW_COMMITS_WITH_RESTORE}; drop one of them");
     }
+    check_restore_paths(&args.restore_path)?;
     let repo = Repository::open(cwd, &args.git_config)?;
     let _lock = crate::machinery::lock::ProjectLock::acquire(&repo.top)?;
     if args.open_gh_issue {
@@ -83,6 +84,26 @@ pub fn run(args: &UpdateArgs, cwd: &Path) -> Result<()> {
         ))),
         None => Ok(()),
     }
+}
+
+/// Refuses a `--restore-path` outside the repository: absolute, or
+/// climbing out with `..`.
+fn check_restore_paths(paths: &[PathBuf]) -> Result<()> {
+    for path in paths {
+        let inside = path.components().all(|part| {
+            matches!(
+                part,
+                std::path::Component::Normal(_) | std::path::Component::CurDir
+            )
+        });
+        if !inside || path.as_os_str().is_empty() {
+            bail!(
+                "--restore-path {} is not a path inside the repository; give it from the repository's top level, e.g. --restore-path .github/workflows",
+                path.display()
+            );
+        }
+    }
+    Ok(())
 }
 
 /// The git repository the update works in.
