@@ -158,7 +158,7 @@ pub fn merge_trees(
             };
             let (pa, po, pu) = (w("a", &base), w("o", &o.bytes), w("u", &u.bytes));
             let mut cmd = std::process::Command::new("git");
-            cmd.args(["-c", "merge.conflictStyle=merge", "merge-file", "-p"]);
+            cmd.args(["merge-file", "-p"]);
             if options.style == ConflictStyle::Diff3 {
                 cmd.arg("--diff3");
             }
