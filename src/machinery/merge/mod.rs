@@ -129,7 +129,9 @@ pub fn merge_trees(
         ancestor.keys().chain(upgrade.keys()).collect();
     for path in paths {
         let (a, o, u) = (ancestor.get(path), original.get(path), upgrade.get(path));
-        let outcome = if o == u || a == u {
+        let outcome = if o == u {
+            Outcome::Unchanged
+        } else if a == u {
             Outcome::Unchanged
         } else if a == o {
             match u {
