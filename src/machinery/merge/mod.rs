@@ -115,86 +115,10 @@ impl MergeResult {
 /// Merges `original` (the user's tree) with the change from `ancestor` to
 /// `upgrade`.
 pub fn merge_trees(
-    ancestor: &Tree,
-    original: &Tree,
-    upgrade: &Tree,
-    options: &MergeOptions,
+    _ancestor: &Tree,
+    _original: &Tree,
+    _upgrade: &Tree,
+    _options: &MergeOptions,
 ) -> MergeResult {
-    // TEMP: a minimal stand-in until the merge engine lands.
-    let mut result = MergeResult {
-        tree: original.clone(),
-        files: BTreeMap::new(),
-    };
-    let paths: std::collections::BTreeSet<&PathBuf> =
-        ancestor.keys().chain(upgrade.keys()).collect();
-    for path in paths {
-        let (a, o, u) = (ancestor.get(path), original.get(path), upgrade.get(path));
-        let outcome = if o == u {
-            Outcome::Unchanged
-        } else if a == u {
-            Outcome::Unchanged
-        } else if a == o {
-            match u {
-                Some(u) => {
-                    result.tree.insert(path.clone(), u.clone());
-                    if o.is_none() {
-                        Outcome::Added
-                    } else {
-                        Outcome::Updated
-                    }
-                }
-                None => {
-                    result.tree.remove(path);
-                    Outcome::Removed
-                }
-            }
-        } else if u.is_none() {
-            Outcome::Kept
-        } else if let (Some(o), Some(u)) = (o, u) {
-            let base = a.map(|a| a.bytes.clone()).unwrap_or_default();
-            let dir = tempfile::tempdir().unwrap();
-            let w = |n: &str, b: &[u8]| {
-                let p = dir.path().join(n);
-                std::fs::write(&p, b).unwrap();
-                p
-            };
-            let (pa, po, pu) = (w("a", &base), w("o", &o.bytes), w("u", &u.bytes));
-            let mut cmd = std::process::Command::new("git");
-            cmd.args(["merge-file", "-p"]);
-            if options.style == ConflictStyle::Diff3 {
-                cmd.arg("--diff3");
-            }
-            cmd.args([
-                "-L",
-                &options.original_label,
-                "-L",
-                &options.ancestor_label,
-                "-L",
-                &options.upgrade_label,
-            ]);
-            let out = cmd.arg(&po).arg(&pa).arg(&pu).output().unwrap();
-            result.tree.insert(
-                path.clone(),
-                super::tree::Entry {
-                    bytes: out.stdout,
-                    mode: o.mode,
-                },
-            );
-            if out.status.code() == Some(0) {
-                Outcome::Merged
-            } else {
-                Outcome::Conflict
-            }
-        } else {
-            Outcome::Conflict
-        };
-        result.files.insert(
-            path.clone(),
-            FileResult {
-                outcome,
-                note: None,
-            },
-        );
-    }
-    result
+    todo!("three-way merge")
 }
