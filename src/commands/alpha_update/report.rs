@@ -72,7 +72,20 @@ pub(super) fn written(update: &Update, result: &MergeResult, written: &Written) 
         }
     }
     match &written.steps_skipped {
-        Some(why) => println!("Post-steps not run ({why})"),
+        Some(why) => {
+            println!("Post-steps not run ({why})");
+            let stale = result
+                .files
+                .values()
+                .filter(|file| file.outcome == Outcome::Regenerated)
+                .count();
+            if stale > 0 {
+                println!(
+                    "{stale} generated file(s) are as on {}: run the project's code generation (make manifests, make generate) on {branch}",
+                    update.from_branch
+                );
+            }
+        }
         None => {
             for (step, failure) in &written.steps {
                 match failure {
