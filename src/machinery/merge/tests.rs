@@ -415,3 +415,16 @@ fn file_mergers_are_asked_before_the_line_merge() {
         (Some("O\n"), Outcome::Merged)
     );
 }
+
+#[test]
+fn file_level_comment_rule_keeps_the_users_file_whole() {
+    let a = "# managed by the tool\nx: 1\ny: 2\n";
+    let o = "# managed by the tool\nx: 1\ny: 3\n";
+    let u = "# made by the tool, edit freely\nx: 1\ny: 2\n";
+    let (text, file) = one("config/a.yaml", Some(a), Some(o), Some(u), &options());
+    assert_eq!((text.as_deref(), file.outcome), (Some(o), Outcome::Unchanged));
+    assert_eq!(
+        file.note.as_deref(),
+        Some("the scaffold changed only comments")
+    );
+}
