@@ -243,6 +243,7 @@ fn line_merge_agrees_with_git_merge_file() {
         ),
         ("a\nb\nc\n", "a\nmine\nc\n", "a\ntheirs\nc\n"),
         ("a\nb\nc\n", "a\nsame\nc\n", "a\nsame\nc\n"),
+        ("a\nb\nc\n", "A\nb\nc\n", "a\nB\nc\n"),
         ("a\nb\nc\nd\n", "a\nx\ny\nd\n", "a\nx\nz\nd\n"),
     ];
     for (a, o, u) in fixtures {
