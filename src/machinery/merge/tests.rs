@@ -245,6 +245,12 @@ fn line_merge_agrees_with_git_merge_file() {
         ("a\nb\nc\n", "a\nsame\nc\n", "a\nsame\nc\n"),
         ("a\nb\nc\n", "A\nb\nc\n", "a\nB\nc\n"),
         ("a\nb\nc\nd\n", "a\nx\ny\nd\n", "a\nx\nz\nd\n"),
+        // Two-way (empty ancestor): conflicts split where the sides agree,
+        // joined across at most three lines or lines without letters.
+        ("", "a\nb\nc\nd\ne\nf\ng\nh\n", "a\nB\nc\nd\ne\nf\nG\nh\n"),
+        ("", "a\nb\nc\nd\ne\n", "a\nB\nc\nd\nE\n"),
+        ("", "a\nb\n}\n\n}\n)\nc\n", "a\nB\n}\n\n}\n)\nC\n"),
+        ("", "x\n", "y\n"),
     ];
     for (a, o, u) in fixtures {
         for diff3 in [false, true] {
@@ -423,7 +429,10 @@ fn file_level_comment_rule_keeps_the_users_file_whole() {
     let o = "# managed by the tool\nx: 1\ny: 3\n";
     let u = "# made by the tool, edit freely\nx: 1\ny: 2\n";
     let (text, file) = one("config/a.yaml", Some(a), Some(o), Some(u), &options());
-    assert_eq!((text.as_deref(), file.outcome), (Some(o), Outcome::Unchanged));
+    assert_eq!(
+        (text.as_deref(), file.outcome),
+        (Some(o), Outcome::Unchanged)
+    );
     assert_eq!(
         file.note.as_deref(),
         Some("the scaffold changed only comments")

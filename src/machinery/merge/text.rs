@@ -13,7 +13,7 @@
 //!    their points, in order.
 
 use super::comments::{Syntax, code_of};
-use super::diff3::{Conflict, Piece, lines, merge};
+use super::diff3::{Conflict, Piece, changes, lines, merge};
 use super::{ConflictStyle, MergeOptions};
 use std::path::Path;
 
@@ -45,6 +45,15 @@ pub fn same_code(path: &Path, ancestor: &str, upgrade: &str) -> bool {
     code_of(&a, &a_code, 0..a.len()) == code_of(&u, &u_code, 0..u.len())
 }
 
+/// A piece of the merged text before it is written.
+enum Block<'a> {
+    /// Lines merged cleanly; true when both sides have them as they are
+    /// (git joins conflicts only across such lines).
+    Clean(Vec<&'a str>, bool),
+    /// Lines in conflict: the original's, the ancestor's, the upgrade's.
+    Conflict(Vec<&'a str>, Vec<&'a str>, Vec<&'a str>),
+}
+
 /// Merges the texts of the file at `path` (LF line ends).
 pub fn merge_text(
     path: &Path,
@@ -63,32 +72,35 @@ pub fn merge_text(
         original: lines(original),
         upgrade: upgrade_lines,
     };
-    let mut out = TextMerge {
-        text: String::new(),
-        conflicts: 0,
-    };
+    let mut blocks = Vec::new();
     for piece in merge(&sides.base, &sides.original, &sides.upgrade) {
-        match piece {
-            Piece::Base(r) => push(&mut out.text, &sides.base[r]),
-            Piece::Original(r) => push(&mut out.text, &sides.original[r]),
-            Piece::Upgrade(r) => push(&mut out.text, &sides.upgrade[r]),
-            Piece::Conflict(c) => resolve_conflict(&sides, &c, options, &mut out),
-        }
+        blocks.push(match piece {
+            Piece::Base(r) => Block::Clean(sides.base[r].to_vec(), true),
+            Piece::Original(r) => Block::Clean(sides.original[r].to_vec(), false),
+            Piece::Upgrade(r) => Block::Clean(sides.upgrade[r].to_vec(), false),
+            Piece::Conflict(c) => resolve_conflict(&sides, &c),
+        });
     }
-    out
+    if options.style == ConflictStyle::Merge {
+        blocks = join_close_conflicts(blocks.into_iter().flat_map(refine).collect());
+    }
+    write(&blocks, options)
 }
 
-/// Writes a conflicting region, resolved by a rule or with markers.
-fn resolve_conflict(sides: &Sides, c: &Conflict, options: &MergeOptions, out: &mut TextMerge) {
+/// A conflicting region, resolved by a rule or left in conflict.
+fn resolve_conflict<'a>(sides: &Sides<'a>, c: &Conflict) -> Block<'a> {
     if comment_only(sides, c) {
-        push(&mut out.text, &sides.original[c.original.clone()]);
+        Block::Clean(sides.original[c.original.clone()].to_vec(), false)
     } else if let Some(lines) = insertions_into_upgrade(sides, c) {
-        push(&mut out.text, &lines);
+        Block::Clean(lines, false)
     } else {
-        write_markers(sides, c, options, out);
+        Block::Conflict(
+            sides.original[c.original.clone()].to_vec(),
+            sides.base[c.base.clone()].to_vec(),
+            sides.upgrade[c.upgrade.clone()].to_vec(),
+        )
     }
 }
-
 /// Rule 1: ancestor and upgrade differ only in comments and blank lines.
 fn comment_only(sides: &Sides, c: &Conflict) -> bool {
     match (&sides.base_code, &sides.upgrade_code) {
@@ -148,39 +160,89 @@ fn insertions_into_upgrade<'a>(sides: &Sides<'a>, c: &Conflict) -> Option<Vec<&'
     Some(out)
 }
 
-/// Writes the region with git's markers; in `Merge` style the lines both
-/// sides share at its start and end are written once, outside the markers.
-fn write_markers(sides: &Sides, c: &Conflict, options: &MergeOptions, out: &mut TextMerge) {
-    let ours = &sides.original[c.original.clone()];
-    let theirs = &sides.upgrade[c.upgrade.clone()];
-    let (head, tail) = match options.style {
-        ConflictStyle::Merge => shared_ends(ours, theirs),
-        ConflictStyle::Diff3 => (0, 0),
+/// As git's zealous merge: a conflict split where its two sides share
+/// lines, the shared lines written once (its ancestor lines are dropped: this
+/// is for the `Merge` style only).
+fn refine(block: Block) -> Vec<Block> {
+    let Block::Conflict(ours, _, theirs) = block else {
+        return vec![block];
     };
-    push(&mut out.text, &ours[..head]);
-    marker(&mut out.text, '<', &options.original_label);
-    push_closed(&mut out.text, &ours[head..ours.len() - tail]);
-    if options.style == ConflictStyle::Diff3 {
-        marker(&mut out.text, '|', &options.ancestor_label);
-        push_closed(&mut out.text, &sides.base[c.base.clone()]);
+    let mut out = Vec::new();
+    let mut position = (0, 0);
+    for change in changes(&ours, &theirs) {
+        out.push(Block::Clean(
+            ours[position.0..change.base.start].to_vec(),
+            true,
+        ));
+        out.push(Block::Conflict(
+            ours[change.base.clone()].to_vec(),
+            Vec::new(),
+            theirs[change.side.clone()].to_vec(),
+        ));
+        position = (change.base.end, change.side.end);
     }
-    marker(&mut out.text, '=', "");
-    push_closed(&mut out.text, &theirs[head..theirs.len() - tail]);
-    marker(&mut out.text, '>', &options.upgrade_label);
-    push(&mut out.text, &ours[ours.len() - tail..]);
-    out.conflicts += 1;
+    out.push(Block::Clean(ours[position.0..].to_vec(), true));
+    out
 }
 
-/// How many lines `a` and `b` share at their start and (after that) at their end.
-fn shared_ends(a: &[&str], b: &[&str]) -> (usize, usize) {
-    let head = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-    let tail = a[head..]
-        .iter()
-        .rev()
-        .zip(b[head..].iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count();
-    (head, tail)
+/// As git: two conflicts separated by at most three clean lines, or by clean
+/// lines without a letter or digit, become one.
+fn join_close_conflicts(blocks: Vec<Block>) -> Vec<Block> {
+    let mut out: Vec<Block> = Vec::new();
+    for block in blocks {
+        match block {
+            Block::Clean(lines, _) if lines.is_empty() => {}
+            Block::Conflict(ours, base, theirs) => {
+                let gap = match out.as_slice() {
+                    [.., Block::Conflict(..), Block::Clean(gap, true)] if joinable(gap) => {
+                        Some(gap.clone())
+                    }
+                    _ => None,
+                };
+                if let Some(gap) = gap {
+                    out.pop();
+                    if let Some(Block::Conflict(o, _, t)) = out.last_mut() {
+                        o.extend(gap.iter().chain(&ours));
+                        t.extend(gap.iter().chain(&theirs));
+                    }
+                } else {
+                    out.push(Block::Conflict(ours, base, theirs));
+                }
+            }
+            clean => out.push(clean),
+        }
+    }
+    out
+}
+
+fn joinable(gap: &[&str]) -> bool {
+    gap.len() <= 3 || !gap.iter().any(|l| l.chars().any(char::is_alphanumeric))
+}
+
+/// The text of the blocks, conflicts with git's markers.
+fn write(blocks: &[Block], options: &MergeOptions) -> TextMerge {
+    let mut out = TextMerge {
+        text: String::new(),
+        conflicts: 0,
+    };
+    for block in blocks {
+        match block {
+            Block::Clean(lines, _) => push(&mut out.text, lines),
+            Block::Conflict(ours, base, theirs) => {
+                marker(&mut out.text, '<', &options.original_label);
+                push_closed(&mut out.text, ours);
+                if options.style == ConflictStyle::Diff3 {
+                    marker(&mut out.text, '|', &options.ancestor_label);
+                    push_closed(&mut out.text, base);
+                }
+                marker(&mut out.text, '=', "");
+                push_closed(&mut out.text, theirs);
+                marker(&mut out.text, '>', &options.upgrade_label);
+                out.conflicts += 1;
+            }
+        }
+    }
+    out
 }
 
 /// A marker line: seven `sign`s, then ` label` when there is one.
