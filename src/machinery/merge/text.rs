@@ -11,6 +11,11 @@
 //!    of those lines already appears in the scaffold's lines of the region,
 //!    the result is the scaffold's text with the user's lines inserted at
 //!    their points, in order.
+//!
+//! What is left conflicts. In the `Merge` style a conflict is then refined as
+//! git's default (`XDL_MERGE_ZEALOUS_ALNUM`): split where its two sides share
+//! lines, and conflicts separated by at most three lines, or by lines without
+//! a letter or digit, joined. The `Diff3` style writes each conflict whole.
 
 use super::comments::{Syntax, code_of};
 use super::diff3::{Conflict, Piece, changes, lines, merge};
