@@ -438,3 +438,18 @@ fn file_level_comment_rule_keeps_the_users_file_whole() {
         Some("the scaffold changed only comments")
     );
 }
+
+#[test]
+fn symbolic_links_that_all_differ_keep_the_users_link_as_conflict() {
+    let p = PathBuf::from("link");
+    let link = |target: &str| -> Tree {
+        let entry = Entry {
+            bytes: target.as_bytes().to_vec(),
+            mode: crate::machinery::tree::MODE_SYMLINK,
+        };
+        [(p.clone(), entry)].into()
+    };
+    let result = merge_trees(&link("a"), &link("o"), &link("u"), &options());
+    assert_eq!(result.tree[&p].bytes, b"o");
+    assert_eq!(result.files[&p].note.as_deref(), Some("symbolic link"));
+}
