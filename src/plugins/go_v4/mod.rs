@@ -9,6 +9,7 @@
 pub(crate) mod create_api;
 mod create_webhook;
 mod edit;
+pub mod go_mod_merge;
 pub(crate) mod post_steps;
 mod resource_view;
 mod ssa;
@@ -233,6 +234,10 @@ impl Plugin for GoBase {
         (hook == Hook::Init).then_some(
             "Next: define an API with\n  kubebuilder-rs create api --group <group> --version <version> --kind <Kind>",
         )
+    }
+
+    fn file_mergers(&self) -> Vec<&'static dyn crate::machinery::merge::FileMerger> {
+        vec![&go_mod_merge::GoModMerger]
     }
 }
 
