@@ -1,10 +1,12 @@
 //! The merge of `go.mod` for `alpha update`: the user's file, with the
 //! scaffold's changes of the `go` and `toolchain` directives and of its
-//! `require` versions applied. A module the scaffold dropped stays, the
+//! `require` versions applied (unless the user already requires a newer
+//! release). A module the scaffold dropped stays, the
 //! user's `replace` and `exclude` stay, and the formatting is the user's;
 //! the post-steps' `go mod tidy` settles the rest.
 
 use crate::machinery::merge::FileMerger;
+use crate::project::cli_version::compare_releases;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -29,7 +31,9 @@ impl FileMerger for GoModMerger {
         let mut missing = Vec::new();
         for (module, &at) in &u.requires {
             let version = u.value(at);
-            if a.requires.get(module).map(|&at| a.value(at)) == Some(version) {
+            if a.requires.get(module).map(|&at| a.value(at)) == Some(version)
+                || o.requires_newer(module, version)
+            {
                 continue;
             }
             if !o.set_require(module, version) {
@@ -134,6 +138,14 @@ impl GoMod {
         let at = after.map_or(0, |a| a + 1);
         self.insert_line(at, format!("{keyword} {value}"));
         self.directives.insert(keyword.to_owned(), at);
+    }
+
+    /// Whether `module` is required at a release newer than `version` (a
+    /// user who moved past the scaffold's pin keeps their version).
+    fn requires_newer(&self, module: &str, version: &str) -> bool {
+        self.requires.get(module).is_some_and(|&at| {
+            compare_releases(self.value(at), version) == Some(std::cmp::Ordering::Greater)
+        })
     }
 
     /// Sets the version `module` is required at; false when it is not required.
@@ -301,6 +313,17 @@ replace github.com/user/lib => ../lib
         let user = USER.replace("ginkgo/v2 v2.22.0", "ginkgo/v2 v2.23.4");
         let merged = GoModMerger.merge(ANCESTOR, &user, UPGRADE).unwrap();
         assert!(merged.contains("ginkgo/v2 v2.23.4\n"), "{merged}");
+    }
+
+    #[test]
+    fn keeps_a_users_release_newer_than_the_scaffolds_pin() {
+        let a = "module m\n\nrequire a.io/x v1.0.0\n";
+        let o = "module m\n\nrequire a.io/x v1.5.0\n";
+        let u = "module m\n\nrequire a.io/x v1.1.0\n";
+        assert_eq!(GoModMerger.merge(a, o, u).as_deref(), Some(o));
+        let older = "module m\n\nrequire a.io/x v1.0.5\n";
+        let merged = GoModMerger.merge(a, older, u).unwrap();
+        assert!(merged.contains("a.io/x v1.1.0"), "{merged}");
     }
 
     #[test]
