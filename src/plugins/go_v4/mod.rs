@@ -9,6 +9,7 @@
 pub(crate) mod create_api;
 mod create_webhook;
 mod edit;
+pub mod go_mod_merge;
 pub(crate) mod post_steps;
 mod resource_view;
 mod ssa;
@@ -245,6 +246,10 @@ impl Plugin for GoBase {
 
     fn regenerated_files(&self) -> &'static [&'static str] {
         REGENERATED
+    }
+
+    fn file_mergers(&self) -> Vec<&'static dyn crate::machinery::merge::FileMerger> {
+        vec![&go_mod_merge::GoModMerger]
     }
 }
 
