@@ -201,6 +201,13 @@ fn merge_contents(
     upgrade: &Entry,
     options: &MergeOptions,
 ) -> (Option<Entry>, FileResult) {
+    let is_link = |e: &Entry| e.mode == super::tree::MODE_SYMLINK;
+    if is_link(original) || is_link(upgrade) || ancestor.is_some_and(is_link) {
+        return (
+            Some(original.clone()),
+            noted(Outcome::Conflict, "symbolic link".into()),
+        );
+    }
     let text = |e: &Entry| std::str::from_utf8(&e.bytes).ok().map(str::to_owned);
     let (Some(a), Some(o), Some(u)) = (
         ancestor.map_or(Some(String::new()), text),
