@@ -44,7 +44,8 @@ pub fn run(cli: cli::Cli, matches: &ArgMatches) -> anyhow::Result<()> {
             .try_fold(matches, |m, name| m.subcommand_matches(name));
         sub.map_or_else(|| Flags::defaults(hook), |m| Flags::from_matches(hook, m))
     };
-    match cli.command {
+    let record = scaffold_record_dir(&cli.command, &dir);
+    let result = match cli.command {
         cli::Command::Init(args) => {
             commands::init::run(&args, plugins, &flags(Hook::Init, &["init"]), &dir)
         }
@@ -73,5 +74,31 @@ pub fn run(cli: cli::Cli, matches: &ArgMatches) -> anyhow::Result<()> {
             commands::completion::run(shell);
             Ok(())
         }
+    };
+    if let (Ok(()), Some(dir)) = (&result, record) {
+        commands::alpha_update::record::record_project(&dir);
     }
+    result
+}
+
+/// The project directory whose scaffold is recorded for `alpha update`
+/// (see [`machinery::pristine`]) once `command` succeeds: that of every
+/// scaffolding command that writes (not with `--dry-run`), `alpha generate`
+/// only in place.
+fn scaffold_record_dir(
+    command: &cli::Command,
+    dir: &std::path::Path,
+) -> Option<std::path::PathBuf> {
+    let writes = match command {
+        cli::Command::Init(args) => !args.write.dry_run,
+        cli::Command::Create(cli::CreateCommand::Api(args)) => !args.write.dry_run,
+        cli::Command::Create(cli::CreateCommand::Webhook(args)) => !args.write.dry_run,
+        cli::Command::Edit(args) => !args.dry_run,
+        cli::Command::Alpha(cli::AlphaCommand::Generate(args)) => {
+            return (!args.dry_run && args.output_dir.is_none())
+                .then(|| dir.join(args.input_dir.as_deref().unwrap_or(dir)));
+        }
+        _ => false,
+    };
+    writes.then(|| dir.to_path_buf())
 }

@@ -32,9 +32,8 @@ pub fn run(args: &GenerateArgs, cwd: &Path) -> Result<()> {
         None
     };
     let mut original = Project::load(&input)?;
-    modernise_layout(&mut original.file);
-    let chain = Chain::from_layout(&original.file.layout)
-        .map_err(|e| anyhow::anyhow!("this tool cannot re-scaffold the project: {e}"))?;
+    modernise_layout(&mut original.file, true);
+    let chain = project_chain(&original)?;
     let output = match &args.output_dir {
         Some(dir) => Some(std::path::absolute(cwd.join(dir))?),
         None => None,
@@ -47,7 +46,7 @@ pub fn run(args: &GenerateArgs, cwd: &Path) -> Result<()> {
     let license = chain.iter().find_map(|p| p.current_license(&input));
     let steps = replay::steps(&original.file, &chain, license, args.skip_go_version_check)?;
     scaffold(&chain, &steps, &original.file, &input, &staging.path)?;
-    keep_unknown_keys(&original, &staging.path)?;
+    keep_unknown_keys(&original, &staging.path, true)?;
     let new_tree = read_tree(&staging.path, &[])?;
 
     if args.dry_run {
@@ -82,6 +81,26 @@ pub fn run(args: &GenerateArgs, cwd: &Path) -> Result<()> {
         complete_optional_plugins(&original.file, &target, &written)?;
     }
     print_differences(&original_dir, &target)
+}
+
+/// The chain of plugins PROJECT's layout names.
+fn project_chain(project: &Project) -> Result<Chain> {
+    Chain::from_layout(&project.file.layout)
+        .map_err(|e| anyhow::anyhow!("this tool cannot re-scaffold the project: {e}"))
+}
+
+/// Writes into the empty directory `out` the scaffold this build makes of
+/// the project in `input` (its PROJECT, after the layout modernisation
+/// `alpha generate` does, and the user files the scaffold keeps), as
+/// `alpha generate --make=false` would, without its notes.
+pub(crate) fn scaffold_project(input: &Path, out: &Path) -> Result<()> {
+    let mut original = Project::load(input)?;
+    modernise_layout(&mut original.file, false);
+    let chain = project_chain(&original)?;
+    let license = chain.iter().find_map(|p| p.current_license(input));
+    let steps = replay::steps(&original.file, &chain, license, true)?;
+    scaffold(&chain, &steps, &original.file, input, out)?;
+    keep_unknown_keys(&original, out, false)
 }
 
 /// With `--make`, once the project is built: each optional plugin PROJECT
@@ -236,11 +255,13 @@ const OLD_GO_LAYOUTS: [&str; 4] = [
 ];
 
 /// Replaces the old Go layout keys of `file` with `go.kubebuilder.io/v4`
-/// and says so on standard error.
-fn modernise_layout(file: &mut project::ProjectFile) {
+/// and, with `notes`, says so on standard error.
+fn modernise_layout(file: &mut project::ProjectFile, notes: bool) {
     for key in &mut file.layout {
         if OLD_GO_LAYOUTS.contains(&key.as_str()) {
-            eprintln!("Note: PROJECT's layout {key} is re-scaffolded as {GO_V4}");
+            if notes {
+                eprintln!("Note: PROJECT's layout {key} is re-scaffolded as {GO_V4}");
+            }
             *key = GO_V4.to_string();
         }
     }
@@ -281,8 +302,9 @@ fn replayed_resource(
 }
 
 /// Carries the original PROJECT's keys and plugin sections this tool does
-/// not know into the new one, and says that their files were not re-created.
-fn keep_unknown_keys(original: &Project, dir: &Path) -> Result<()> {
+/// not know into the new one, and (with `notes`) says that their files were
+/// not re-created.
+fn keep_unknown_keys(original: &Project, dir: &Path, notes: bool) -> Result<()> {
     let unknown_plugins: Vec<(&serde_norway::Value, &serde_norway::Value)> = original
         .file
         .plugins
@@ -301,6 +323,9 @@ fn keep_unknown_keys(original: &Project, dir: &Path) -> Result<()> {
             .insert((*key).clone(), (*value).clone());
     }
     fs::write(dir.join(project::FILE_NAME), project.render()?)?;
+    if !notes {
+        return Ok(());
+    }
     let names = |keys: &mut dyn Iterator<Item = &serde_norway::Value>| -> String {
         let names: Vec<&str> = keys.filter_map(|key| key.as_str()).collect();
         names.join(", ")

@@ -4,8 +4,13 @@
 //! Knows nothing of any language: a layout adds its own mergers for files of
 //! a known structure and names the files its toolchain regenerates.
 
-use super::tree::Tree;
-use std::collections::BTreeMap;
+mod comments;
+mod diff3;
+mod glob;
+mod text;
+
+use super::tree::{Entry, Tree};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// How conflicting lines are written, as git's `merge.conflictStyle`.
@@ -113,12 +118,178 @@ impl MergeResult {
 }
 
 /// Merges `original` (the user's tree) with the change from `ancestor` to
-/// `upgrade`.
+/// `upgrade`, path by path (see [`merge_path`] for the rules); files only
+/// the user has stay in the result as they are.
 pub fn merge_trees(
-    _ancestor: &Tree,
-    _original: &Tree,
-    _upgrade: &Tree,
-    _options: &MergeOptions,
+    ancestor: &Tree,
+    original: &Tree,
+    upgrade: &Tree,
+    options: &MergeOptions,
 ) -> MergeResult {
-    todo!("three-way merge")
+    let mut result = MergeResult {
+        tree: original.clone(),
+        files: BTreeMap::new(),
+    };
+    let paths: BTreeSet<&PathBuf> = ancestor.keys().chain(upgrade.keys()).collect();
+    for path in paths {
+        let sides = [ancestor.get(path), original.get(path), upgrade.get(path)];
+        let (entry, file) = merge_path(path, sides, options);
+        match entry {
+            Some(entry) => result.tree.insert(path.clone(), entry),
+            None => result.tree.remove(path),
+        };
+        result.files.insert(path.clone(), file);
+    }
+    result
 }
+
+/// The result for one path from its ancestor, original and upgrade entries.
+/// The first matching rule wins (equality ignores CRLF when the original
+/// uses it):
+/// - a regenerated path: the original as is (absent if the user lacks it);
+/// - original == upgrade, or ancestor == upgrade: the original, unchanged;
+/// - ancestor == original (both absent included): the upgrade (added,
+///   updated, or removed when the upgrade lacks it);
+/// - deleted by the user, changed by the scaffold: stays deleted, conflict;
+/// - no longer scaffolded, changed by the user: the original, kept;
+/// - otherwise (all present, or no ancestor): a content merge.
+pub fn merge_path(
+    path: &Path,
+    [ancestor, original, upgrade]: [Option<&Entry>; 3],
+    options: &MergeOptions,
+) -> (Option<Entry>, FileResult) {
+    if options.regenerated.iter().any(|g| glob::matches(g, path)) {
+        return (original.cloned(), plain(Outcome::Regenerated));
+    }
+    let crlf = original.is_some_and(|o| uses_crlf(&o.bytes));
+    let same = |x: Option<&Entry>, y: Option<&Entry>| match (x, y) {
+        (None, None) => true,
+        (Some(x), Some(y)) => same_text(&x.bytes, &y.bytes, crlf),
+        _ => false,
+    };
+    if same(original, upgrade) || same(ancestor, upgrade) {
+        return (original.cloned(), plain(Outcome::Unchanged));
+    }
+    if same(ancestor, original) {
+        let outcome = match (ancestor, upgrade) {
+            (_, None) => Outcome::Removed,
+            (None, _) => Outcome::Added,
+            _ => Outcome::Updated,
+        };
+        return (upgrade.cloned(), plain(outcome));
+    }
+    match (ancestor, original, upgrade) {
+        (Some(_), None, Some(_)) => {
+            let note = format!(
+                "deleted on {}, changed by the scaffold",
+                options.original_label
+            );
+            (None, noted(Outcome::Conflict, note))
+        }
+        (Some(_), Some(o), None) => (Some(o.clone()), plain(Outcome::Kept)),
+        (a, Some(o), Some(u)) => merge_contents(path, a, o, u, options),
+        _ => (original.cloned(), plain(Outcome::Unchanged)),
+    }
+}
+
+/// Merges the contents of a file both sides have (the ancestor may lack it:
+/// then a two-way merge on an empty base).
+fn merge_contents(
+    path: &Path,
+    ancestor: Option<&Entry>,
+    original: &Entry,
+    upgrade: &Entry,
+    options: &MergeOptions,
+) -> (Option<Entry>, FileResult) {
+    let is_link = |e: &Entry| e.mode == super::tree::MODE_SYMLINK;
+    if is_link(original) || is_link(upgrade) || ancestor.is_some_and(is_link) {
+        return (
+            Some(original.clone()),
+            noted(Outcome::Conflict, "symbolic link".into()),
+        );
+    }
+    let text = |e: &Entry| std::str::from_utf8(&e.bytes).ok().map(str::to_owned);
+    let (Some(a), Some(o), Some(u)) = (
+        ancestor.map_or(Some(String::new()), text),
+        text(original),
+        text(upgrade),
+    ) else {
+        return (
+            Some(original.clone()),
+            noted(Outcome::Conflict, "binary".into()),
+        );
+    };
+    let crlf = uses_crlf(&original.bytes);
+    let [a, o, u] = [a, o, u].map(|t| if crlf { t.replace("\r\n", "\n") } else { t });
+    let with_text = |merged: &str| {
+        let text = if crlf {
+            merged.replace('\n', "\r\n")
+        } else {
+            merged.to_owned()
+        };
+        Some(Entry {
+            bytes: text.into_bytes(),
+            mode: original.mode,
+        })
+    };
+    if ancestor.is_some() {
+        if text::same_code(path, &a, &u) {
+            let note = "the scaffold changed only comments".to_owned();
+            return (Some(original.clone()), noted(Outcome::Unchanged, note));
+        }
+        let merger = options.mergers.iter().find(|m| m.handles(path));
+        if let Some(merged) = merger.and_then(|m| m.merge(&a, &o, &u)) {
+            return (with_text(&merged), plain(Outcome::Merged));
+        }
+    }
+    let merged = text::merge_text(path, &a, &o, &u, options);
+    let result = match merged.conflicts {
+        0 if merged.text == o => plain(Outcome::Unchanged),
+        0 => plain(Outcome::Merged),
+        n => noted(Outcome::Conflict, format!("{n} conflicting hunk(s)")),
+    };
+    (with_text(&merged.text), result)
+}
+
+/// Whether `bytes` use CRLF line ends (judged by the first line end).
+fn uses_crlf(bytes: &[u8]) -> bool {
+    bytes
+        .iter()
+        .position(|&b| b == b'\n')
+        .is_some_and(|at| at > 0 && bytes[at - 1] == b'\r')
+}
+
+/// Whether two files are the same, CRLF read as LF when `crlf`.
+fn same_text(x: &[u8], y: &[u8], crlf: bool) -> bool {
+    if x == y {
+        return true;
+    }
+    crlf && lf(x) == lf(y)
+}
+
+fn lf(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    for (i, &b) in bytes.iter().enumerate() {
+        if !(b == b'\r' && bytes.get(i + 1) == Some(&b'\n')) {
+            out.push(b);
+        }
+    }
+    out
+}
+
+fn plain(outcome: Outcome) -> FileResult {
+    FileResult {
+        outcome,
+        note: None,
+    }
+}
+
+fn noted(outcome: Outcome, note: String) -> FileResult {
+    FileResult {
+        outcome,
+        note: Some(note),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -9,6 +9,7 @@
 pub(crate) mod create_api;
 mod create_webhook;
 mod edit;
+pub mod go_mod_merge;
 pub(crate) mod post_steps;
 mod resource_view;
 mod ssa;
@@ -233,6 +234,85 @@ impl Plugin for GoBase {
         (hook == Hook::Init).then_some(
             "Next: define an API with\n  kubebuilder-rs create api --group <group> --version <version> --kind <Kind>",
         )
+    }
+
+    fn update_steps(
+        &self,
+        _dir: &Path,
+        conflicted: &[PathBuf],
+    ) -> Vec<crate::machinery::steps::Step> {
+        update_steps(conflicted)
+    }
+
+    fn regenerated_files(&self) -> &'static [&'static str] {
+        REGENERATED
+    }
+
+    fn file_mergers(&self) -> Vec<&'static dyn crate::machinery::merge::FileMerger> {
+        vec![&go_mod_merge::GoModMerger]
+    }
+}
+
+/// What the toolchain writes (controller-gen's `manifests` and `generate`,
+/// `go mod tidy`, `make build-installer`): `alpha update` keeps these as
+/// the user has them and lets the post-steps write them again.
+const REGENERATED: &[&str] = &[
+    "**/zz_generated.*",
+    "config/crd/bases/**",
+    "config/rbac/role.yaml",
+    "config/webhook/manifests.yaml",
+    "go.sum",
+    "dist/**",
+];
+
+/// `alpha update`'s post-steps: `go mod tidy` and `make manifests generate
+/// fmt`, leaving out what a conflicted file would break: no make target
+/// with the Makefile conflicted, no `manifests`/`generate` with a file
+/// under `api/` conflicted, no `fmt` (nor tidy) with a Go file conflicted.
+fn update_steps(conflicted: &[PathBuf]) -> Vec<crate::machinery::steps::Step> {
+    use crate::machinery::steps::Step;
+    let any = |test: &dyn Fn(&Path) -> bool| conflicted.iter().any(|path| test(path));
+    let go_file = any(&|path| path.extension().is_some_and(|ext| ext == "go"));
+    let mut steps = Vec::new();
+    if !go_file && !any(&|path| path == Path::new("go.mod")) {
+        steps.push(Step::new("go", &["mod", "tidy"]));
+    }
+    if any(&|path| path == Path::new("Makefile")) {
+        return steps;
+    }
+    let mut targets = Vec::new();
+    if !any(&|path| path.starts_with("api") || path.starts_with("apis")) {
+        targets.extend(["manifests", "generate"]);
+    }
+    if !go_file {
+        targets.push("fmt");
+    }
+    if !targets.is_empty() {
+        steps.push(Step::new("make", &targets));
+    }
+    steps
+}
+
+#[cfg(test)]
+mod update_step_tests {
+    use super::*;
+
+    fn names(conflicted: &[&str]) -> Vec<String> {
+        let conflicted: Vec<PathBuf> = conflicted.iter().map(PathBuf::from).collect();
+        update_steps(&conflicted)
+            .into_iter()
+            .map(|s| s.name)
+            .collect()
+    }
+
+    #[test]
+    fn conflicted_files_leave_out_the_steps_they_break() {
+        assert_eq!(names(&[]), ["go mod tidy", "make manifests generate fmt"]);
+        assert_eq!(names(&["Makefile"]), ["go mod tidy"]);
+        assert!(names(&["api/v1/captain_types.go"]).is_empty());
+        assert_eq!(names(&["apis/crew/v1/x.yaml"]), ["go mod tidy", "make fmt"]);
+        assert_eq!(names(&["cmd/main.go"]), ["make manifests generate"]);
+        assert_eq!(names(&["go.mod"]), ["make manifests generate fmt"]);
     }
 }
 

@@ -145,6 +145,71 @@ impl Plugin for RustBase {
             "Next: define an API with\n  kubebuilder-rs create api --group <group> --version <version> --kind <Kind>\nthen `make manifests` writes the CRDs and `make test` runs the tests (cargo only, no Go).",
         )
     }
+
+    fn update_steps(
+        &self,
+        _dir: &Path,
+        conflicted: &[std::path::PathBuf],
+    ) -> Vec<crate::machinery::steps::Step> {
+        update_steps(conflicted)
+    }
+
+    fn regenerated_files(&self) -> &'static [&'static str] {
+        REGENERATED
+    }
+}
+
+/// What the toolchain writes (`make manifests` from the code, cargo's lock
+/// file, `make build-installer`): `alpha update` keeps these as the user
+/// has them and lets the post-steps write them again.
+const REGENERATED: &[&str] = &[
+    "config/crd/bases/**",
+    "config/rbac/role.yaml",
+    "Cargo.lock",
+    "dist/**",
+];
+
+/// `alpha update`'s post-steps: `make manifests` (it builds and runs the
+/// project's manifests binary) and `cargo check`, leaving out what a
+/// conflicted file would break: no make target with the Makefile
+/// conflicted, neither step with a Rust file or Cargo.toml conflicted.
+fn update_steps(conflicted: &[std::path::PathBuf]) -> Vec<crate::machinery::steps::Step> {
+    use crate::machinery::steps::Step;
+    let any = |test: &dyn Fn(&Path) -> bool| conflicted.iter().any(|path| test(path));
+    if any(&|path| {
+        path.extension().is_some_and(|ext| ext == "rs") || path == Path::new("Cargo.toml")
+    }) {
+        return Vec::new();
+    }
+    let mut steps = Vec::new();
+    if !any(&|path| path == Path::new("Makefile")) {
+        steps.push(Step::new("make", &["manifests"]));
+    }
+    steps.push(Step::new("cargo", &["check"]));
+    steps
+}
+
+#[cfg(test)]
+mod update_step_tests {
+    use super::*;
+
+    fn names(conflicted: &[&str]) -> Vec<String> {
+        let conflicted: Vec<std::path::PathBuf> =
+            conflicted.iter().map(std::path::PathBuf::from).collect();
+        update_steps(&conflicted)
+            .into_iter()
+            .map(|s| s.name)
+            .collect()
+    }
+
+    #[test]
+    fn conflicted_files_leave_out_the_steps_they_break() {
+        assert_eq!(names(&[]), ["make manifests", "cargo check"]);
+        assert_eq!(names(&["Makefile"]), ["cargo check"]);
+        assert!(names(&["src/api/captain.rs"]).is_empty());
+        assert!(names(&["Cargo.toml"]).is_empty());
+        assert_eq!(names(&["README.md"]), ["make manifests", "cargo check"]);
+    }
 }
 
 /// The variables every template of this plugin gets, from PROJECT and the

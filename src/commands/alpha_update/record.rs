@@ -1,0 +1,78 @@
+//! Keeping the scaffold record (see [`crate::machinery::pristine`]) after
+//! the commands that change what the project's scaffold is: the scaffold
+//! of the new PROJECT, made by this build in a temporary directory, is
+//! appended to the record. Only for a project at the top level of a git
+//! work tree; a failure only warns.
+
+use super::trees::{INPUT_FILES, write_input};
+use crate::machinery::git::Git;
+use crate::machinery::pristine;
+use crate::machinery::tree::{self, Tree};
+use crate::project::cli_version;
+use anyhow::{Context as _, Result};
+use std::path::Path;
+
+/// After a successful scaffolding command in `dir`: records the scaffold
+/// of its PROJECT when `dir` is the top level of a git work tree.
+pub fn record_project(dir: &Path) {
+    let Some(top) = Git::toplevel(dir) else {
+        return;
+    };
+    if !super::same_dir(&top, dir) || !dir.join(crate::project::FILE_NAME).is_file() {
+        return;
+    }
+    let recorded = Git::open(&top, Vec::new()).and_then(|git| {
+        let blob = git.hash_file(Path::new(crate::project::FILE_NAME))?;
+        let input: Tree = INPUT_FILES
+            .iter()
+            .filter_map(|path| {
+                let bytes = std::fs::read(dir.join(path)).ok()?;
+                Some((Path::new(path).to_path_buf(), tree::Entry::file(bytes)))
+            })
+            .collect();
+        record(&git, &input, &blob)
+    });
+    warn_on_failure(recorded);
+}
+
+/// After `alpha update` wrote `commit`: records the scaffold of its PROJECT.
+pub(crate) fn record_commit(git: &Git, commit: &str) {
+    let recorded = (|| {
+        let blob = git
+            .rev_parse(&format!("{commit}:{}", crate::project::FILE_NAME))
+            .context("the update has no PROJECT")?;
+        let input: Tree = git
+            .read_tree(commit)?
+            .into_iter()
+            .filter(|(path, _)| INPUT_FILES.iter().any(|p| path == Path::new(p)))
+            .collect();
+        record(git, &input, &blob)
+    })();
+    warn_on_failure(recorded);
+}
+
+/// Scaffolds the project whose input files are `input` and records it as
+/// that of the PROJECT blob `blob`, unless the newest record is of it.
+fn record(git: &Git, input: &Tree, blob: &str) -> Result<()> {
+    if pristine::is_latest(git, blob)? {
+        return Ok(());
+    }
+    let work = tempfile::tempdir().context("cannot create a temporary directory")?;
+    let input_dir = work.path().join("input");
+    write_input(input, &input_dir)?;
+    let scaffold = work.path().join("scaffold");
+    std::fs::create_dir(&scaffold)?;
+    crate::commands::alpha_generate::scaffold_project(&input_dir, &scaffold)?;
+    pristine::record(git, &scaffold, blob, &cli_version::current())?;
+    Ok(())
+}
+
+/// Says on standard error that the record could not be kept.
+fn warn_on_failure(recorded: Result<()>) {
+    if let Err(error) = recorded {
+        eprintln!(
+            "Warning: the scaffold record {} was not updated ({error:#}); alpha update will need --from-binary for this state of the project",
+            pristine::REF
+        );
+    }
+}
