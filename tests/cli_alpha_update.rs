@@ -432,16 +432,7 @@ fn assert_update_refused(
         command.env(key, value);
     }
     let output = command.output().unwrap();
-    let message = stderr(&output);
-    assert!(!output.status.success(), "expected a refusal for {args:?}");
-    assert_eq!(
-        message.trim().lines().count(),
-        1,
-        "one line expected: {message}"
-    );
-    for needle in needles {
-        assert!(message.contains(needle), "{needle:?} not in: {message}");
-    }
+    common::assert_one_line_refusal(&output, args, needles);
     assert!(whole(watched) == before, "files changed for {args:?}");
 }
 

@@ -198,7 +198,14 @@ pub fn assert_refused_in(
         .args(args)
         .output()
         .expect("run kubebuilder-rs");
-    let message = stderr(&output);
+    assert_one_line_refusal(&output, args, needles);
+    assert_eq!(snapshot_tree(watched), before, "files changed for {args:?}");
+}
+
+/// Checks that `output` (of a command run with `args`) failed with one line
+/// on standard error holding every needle.
+pub fn assert_one_line_refusal(output: &Output, args: &[&str], needles: &[&str]) {
+    let message = stderr(output);
     assert!(!output.status.success(), "expected a refusal for {args:?}");
     assert_eq!(
         message.trim().lines().count(),
@@ -208,7 +215,6 @@ pub fn assert_refused_in(
     for needle in needles {
         assert!(message.contains(needle), "{needle:?} not in: {message}");
     }
-    assert_eq!(snapshot_tree(watched), before, "files changed for {args:?}");
 }
 
 /// An empty directory `name` for a test that runs golangci-lint, at a path

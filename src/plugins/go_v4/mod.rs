@@ -265,10 +265,13 @@ const REGENERATED: &[&str] = &[
     "dist/**",
 ];
 
-/// `alpha update`'s post-steps: `go mod tidy` and `make manifests generate
-/// fmt`, leaving out what a conflicted file would break: no make target
-/// with the Makefile conflicted, no `manifests`/`generate` with a file
-/// under `api/` conflicted, no `fmt` (nor tidy) with a Go file conflicted.
+/// `alpha update`'s post-steps: `go mod tidy`, `make manifests generate
+/// fmt` and a check build (`go build ./...`: a merge can join code that no
+/// longer compiles together, e.g. the user's and the scaffold's declaration
+/// of one variable), leaving out what a conflicted file would break: no make
+/// target with the Makefile conflicted, no `manifests`/`generate` with a
+/// file under `api/` conflicted, no `fmt`, tidy or build with a Go file
+/// conflicted.
 fn update_steps(conflicted: &[PathBuf]) -> Vec<crate::machinery::steps::Step> {
     use crate::machinery::steps::Step;
     let any = |test: &dyn Fn(&Path) -> bool| conflicted.iter().any(|path| test(path));
@@ -277,7 +280,9 @@ fn update_steps(conflicted: &[PathBuf]) -> Vec<crate::machinery::steps::Step> {
     if !go_file && !any(&|path| path == Path::new("go.mod")) {
         steps.push(Step::new("go", &["mod", "tidy"]));
     }
+    let check = (!go_file).then(|| Step::new("go", &["build", "./..."]));
     if any(&|path| path == Path::new("Makefile")) {
+        steps.extend(check);
         return steps;
     }
     let mut targets = Vec::new();
@@ -290,6 +295,7 @@ fn update_steps(conflicted: &[PathBuf]) -> Vec<crate::machinery::steps::Step> {
     if !targets.is_empty() {
         steps.push(Step::new("make", &targets));
     }
+    steps.extend(check);
     steps
 }
 
@@ -307,12 +313,19 @@ mod update_step_tests {
 
     #[test]
     fn conflicted_files_leave_out_the_steps_they_break() {
-        assert_eq!(names(&[]), ["go mod tidy", "make manifests generate fmt"]);
-        assert_eq!(names(&["Makefile"]), ["go mod tidy"]);
+        let build = "go build ./...";
+        assert_eq!(
+            names(&[]),
+            ["go mod tidy", "make manifests generate fmt", build]
+        );
+        assert_eq!(names(&["Makefile"]), ["go mod tidy", build]);
         assert!(names(&["api/v1/captain_types.go"]).is_empty());
-        assert_eq!(names(&["apis/crew/v1/x.yaml"]), ["go mod tidy", "make fmt"]);
+        assert_eq!(
+            names(&["apis/crew/v1/x.yaml"]),
+            ["go mod tidy", "make fmt", build]
+        );
         assert_eq!(names(&["cmd/main.go"]), ["make manifests generate"]);
-        assert_eq!(names(&["go.mod"]), ["make manifests generate fmt"]);
+        assert_eq!(names(&["go.mod"]), ["make manifests generate fmt", build]);
     }
 }
 
