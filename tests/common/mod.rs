@@ -6,10 +6,12 @@ pub mod cluster;
 pub mod deploy_image;
 pub mod grafana;
 pub mod kubebuilder;
+pub mod old_build;
 pub mod old_manager;
 pub mod rust_project;
 pub mod same_scaffold;
 pub mod sequences;
+pub mod update_repo;
 
 use assert_cmd::Command;
 use std::collections::BTreeMap;

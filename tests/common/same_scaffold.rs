@@ -209,7 +209,7 @@ fn identifier(text: &str) -> &str {
 }
 
 /// go.mod's `go` line and its direct requirements, by module.
-fn go_mod_pins(text: &str) -> BTreeMap<String, String> {
+pub fn go_mod_pins(text: &str) -> BTreeMap<String, String> {
     let mut pins = BTreeMap::new();
     let mut in_require = false;
     for line in text.lines() {
@@ -234,7 +234,7 @@ fn go_mod_pins(text: &str) -> BTreeMap<String, String> {
 }
 
 /// The Makefile's `NAME_VERSION ?= vX.Y.Z` lines whose value is a version.
-fn makefile_pins(text: &str) -> BTreeMap<String, String> {
+pub fn makefile_pins(text: &str) -> BTreeMap<String, String> {
     text.lines()
         .filter_map(|line| line.split_once(" ?= "))
         .filter(|(name, value)| name.ends_with("_VERSION") && version_numbers(value).is_some())

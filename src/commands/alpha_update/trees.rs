@@ -14,9 +14,10 @@ use std::path::{Path, PathBuf};
 
 /// The files of a project its scaffold is made from: PROJECT and the user
 /// files the scaffold keeps (the license header, Grafana's custom metrics).
-pub(crate) const INPUT_FILES: [&str; 3] = [
+pub(crate) const INPUT_FILES: [&str; 4] = [
     FILE_NAME,
     "hack/boilerplate.go.txt",
+    "hack/boilerplate.rs.txt",
     "grafana/custom-metrics/config.yaml",
 ];
 
