@@ -17,6 +17,7 @@ mod common;
 use common::kubebuilder::{PREVIOUS_KUBEBUILDER_VERSION, kubebuilder_release, reference_version};
 use common::{run_ok, snapshot_tree, words};
 use kubebuilder_rs::commands::alpha_update::ancestor::{Source, produce};
+use kubebuilder_rs::machinery::tree;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -27,6 +28,16 @@ const COMMANDS: [&str; 5] = [
     "create api --group apps --version v1 --kind Deployment --resource=false --controller",
     "create webhook --group crew --version v1 --kind Captain --defaulting --programmatic-validation",
     "edit --plugins grafana/v1-alpha",
+];
+
+/// The same commands with the webhook made right after its API, as the
+/// book's tutorials do: PROJECT is the same, `cmd/main.go` is not.
+const INTERLEAVED: [&str; 5] = [
+    COMMANDS[0],
+    COMMANDS[1],
+    COMMANDS[3],
+    COMMANDS[2],
+    COMMANDS[4],
 ];
 
 /// The Grafana plugin's config, with a metric the user added.
@@ -44,13 +55,19 @@ const KEPT: [&str; 3] = [
 #[test]
 #[ignore = "needs Go; run by scripts/test-all"]
 fn the_replay_of_a_reference_release_project_is_the_project_its_commands_made() {
-    replay_matches(&reference_version());
+    replay_matches(&reference_version(), &COMMANDS);
 }
 
 #[test]
 #[ignore = "needs Go; run by scripts/test-all"]
 fn the_replay_of_a_previous_release_project_is_the_project_its_commands_made() {
-    replay_matches(PREVIOUS_KUBEBUILDER_VERSION);
+    replay_matches(PREVIOUS_KUBEBUILDER_VERSION, &COMMANDS);
+}
+
+#[test]
+#[ignore = "needs Go; run by scripts/test-all"]
+fn the_replay_follows_a_webhook_made_before_a_later_api() {
+    replay_matches(&reference_version(), &INTERLEAVED);
 }
 
 /// `--from-binary` with a kubebuilder-rs: its `alpha generate`, without
@@ -81,7 +98,8 @@ fn a_kubebuilder_rs_binary_makes_the_ancestor_with_its_alpha_generate() {
     );
     let out = mkdir(tmp.path(), "ancestor");
     let binary = assert_cmd::cargo::cargo_bin("kubebuilder-rs");
-    produce(&Source::Binary(binary), &input, &out).unwrap_or_else(|err| panic!("{err:#}"));
+    produce(&Source::Binary(binary), &input, &out, &tree::Tree::new())
+        .unwrap_or_else(|err| panic!("{err:#}"));
     let differences = differences(&expected, &out);
     assert!(differences.is_empty(), "{}", differences.join("\n"));
     assert!(
@@ -90,11 +108,11 @@ fn a_kubebuilder_rs_binary_makes_the_ancestor_with_its_alpha_generate() {
     );
 }
 
-/// Makes the project with kubebuilder `version`'s commands, then the
+/// Makes the project with kubebuilder `version`'s `commands`, then the
 /// ancestor from its PROJECT with the same release, and compares them.
 /// The reference release is found in the tool cache by its version (as
 /// PROJECT names it), the one before it is given as `--from-binary`.
-fn replay_matches(version: &str) {
+fn replay_matches(version: &str, commands: &[&str; 5]) {
     let kubebuilder = kubebuilder_release(version);
     let source = if version == reference_version() {
         Source::KubebuilderRelease(version.to_string())
@@ -104,7 +122,7 @@ fn replay_matches(version: &str) {
     let kubebuilder = kubebuilder.to_str().expect("UTF-8 path");
     let tmp = tempfile::tempdir().unwrap();
     let made = mkdir(tmp.path(), "ship");
-    for command in COMMANDS {
+    for command in commands {
         run_ok(&made, kubebuilder, &words(command));
     }
     std::fs::write(made.join(KEPT[2]), GRAFANA_CONFIG).unwrap();
@@ -118,7 +136,8 @@ fn replay_matches(version: &str) {
     }
     let out = mkdir(tmp.path(), "ancestor");
     let started = Instant::now();
-    produce(&source, &input, &out).unwrap_or_else(|err| panic!("{err:#}"));
+    let like = tree::read_dir(&made, &[]).unwrap();
+    produce(&source, &input, &out, &like).unwrap_or_else(|err| panic!("{err:#}"));
     eprintln!(
         "ok  ancestor by kubebuilder {version}  ({:.1}s)",
         started.elapsed().as_secs_f64()

@@ -6,7 +6,9 @@
 //! - A kubebuilder (a release from the tool cache, or `--from-binary`)
 //!   replays PROJECT's commands itself: `init`, every `create api` (the API
 //!   type with its first controller, as a user runs it), every `create
-//!   webhook`, then `edit --plugins` for Grafana and auto-update. kubebuilder's
+//!   webhook`, then `edit --plugins` for Grafana and auto-update; in both
+//!   usual orders of the webhooks when they differ (see [`Order`]), keeping
+//!   the replay closer to the user's tree. kubebuilder's
 //!   own `alpha generate` scaffolds each API and its controller in two
 //!   commands, which writes the controller's tests differently from the
 //!   project the user made, so it only serves for PROJECT content the replay
@@ -19,6 +21,7 @@
 //! in the ancestor but the scaffold and, once the tools are cached, nothing
 //! needs the network.
 
+use crate::machinery::tree::{self, Tree};
 use crate::project::cli_version::{self, Origin};
 use crate::project::{Project, ProjectFile, ResourceEntry};
 use anyhow::{Context as _, Result, bail};
@@ -121,14 +124,16 @@ pub fn source_for(origin: &Origin) -> Result<Source> {
 
 /// Writes into the empty directory `out` the scaffold `source` makes of the
 /// project whose PROJECT file (and the user files the scaffold keeps, such
-/// as `hack/boilerplate.go.txt`) are in `input`.
-pub fn produce(source: &Source, input: &Path, out: &Path) -> Result<()> {
+/// as `hack/boilerplate.go.txt`) are in `input`. `like` is the user's tree:
+/// where PROJECT leaves the order of the commands open (see [`Order`]), the
+/// replay whose files match it best is kept.
+pub fn produce(source: &Source, input: &Path, out: &Path, like: &Tree) -> Result<()> {
     match source {
-        Source::Binary(path) => produce_with_binary(path, input, out),
+        Source::Binary(path) => produce_with_binary(path, input, out, like),
         Source::KubebuilderRelease(version) => {
             check_minimum(version)?;
             let binary = crate::tools::kubebuilder_release(version)?;
-            Kubebuilder::new(&binary, version)?.produce(input, out)
+            Kubebuilder::new(&binary, version)?.produce(input, out, like)
         }
     }
 }
@@ -146,7 +151,7 @@ fn check_minimum(version: &str) -> Result<()> {
 }
 
 /// `--from-binary`: asks the binary what it is, then re-generates with it.
-fn produce_with_binary(path: &Path, input: &Path, out: &Path) -> Result<()> {
+fn produce_with_binary(path: &Path, input: &Path, out: &Path, like: &Tree) -> Result<()> {
     let shown = path.display();
     let output = Command::new(path)
         .arg("version")
@@ -168,7 +173,7 @@ fn produce_with_binary(path: &Path, input: &Path, out: &Path) -> Result<()> {
         check_minimum(version)?;
     }
     let label = version.unwrap_or_else(|| format!("at {shown}"));
-    Kubebuilder::new(path, &label)?.produce(input, out)
+    Kubebuilder::new(path, &label)?.produce(input, out, like)
 }
 
 /// An earlier kubebuilder-rs: its `alpha generate` replays PROJECT's
@@ -248,14 +253,31 @@ impl Kubebuilder {
         })
     }
 
-    /// Writes the ancestor of the project in `input` into `out`.
-    fn produce(&self, input: &Path, out: &Path) -> Result<()> {
+    /// Writes the ancestor of the project in `input` into `out`: the replay
+    /// in each [`Order`] that gives different commands, the one sharing the
+    /// most files with `like` kept.
+    fn produce(&self, input: &Path, out: &Path, like: &Tree) -> Result<()> {
         let project = Project::load(input)?;
         let license = self.license_args(input)?;
-        match steps(&project.file, license) {
-            Some(steps) => self.replay(&steps, input, out),
-            None => self.generate(input, out),
+        let Some(first) = steps(&project.file, license.clone(), Order::WebhooksLast) else {
+            return self.generate(input, out);
+        };
+        let second = steps(&project.file, license, Order::WebhooksWithTheirApi)
+            .filter(|second| *second != first);
+        self.replay(&first, input, out)?;
+        let Some(second) = second else {
+            return Ok(());
+        };
+        let other = self.work.path().join("other-order");
+        std::fs::create_dir(&other)?;
+        self.replay(&second, input, &other)?;
+        let (kept, other_tree) = (tree::read_dir(out, &[])?, tree::read_dir(&other, &[])?);
+        if shared_files(&other_tree, like) > shared_files(&kept, like) {
+            std::fs::remove_dir_all(out)?;
+            std::fs::rename(&other, out)
+                .with_context(|| format!("cannot move the ancestor to {}", out.display()))?;
         }
+        Ok(())
     }
 
     /// `--license-file <copy of the project's header>`, or `--license none`.
@@ -436,9 +458,28 @@ fn adapt_init(args: &mut Vec<String>, help: &str) -> Option<PathBuf> {
     Some(PathBuf::from(header))
 }
 
-/// The command sequence that re-creates `project` with kubebuilder, or
-/// `None` when PROJECT records a plugin the sequence cannot add.
-fn steps(project: &ProjectFile, license: Vec<String>) -> Option<Vec<Step>> {
+/// When the `create webhook` commands ran. PROJECT records the resources in
+/// the order they were created but not when their webhooks were, and
+/// kubebuilder inserts both a controller's and a webhook's set-up at the
+/// same place in `cmd/main.go`, so the order shows in the files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Order {
+    /// Every webhook after every API (kubebuilder's own `alpha generate`).
+    WebhooksLast,
+    /// Each resource's webhooks right after its APIs (the book's tutorials).
+    WebhooksWithTheirApi,
+}
+
+/// How many files `tree` has with the same bytes in `like`.
+fn shared_files(tree: &Tree, like: &Tree) -> usize {
+    tree.iter()
+        .filter(|(path, entry)| like.get(*path) == Some(entry))
+        .count()
+}
+
+/// The command sequence that re-creates `project` with kubebuilder in
+/// `order`, or `None` when PROJECT records a plugin the sequence cannot add.
+fn steps(project: &ProjectFile, license: Vec<String>, order: Order) -> Option<Vec<Step>> {
     let mut plugin_steps = Vec::new();
     for key in project.plugins.keys() {
         match key.as_str()? {
@@ -450,8 +491,25 @@ fn steps(project: &ProjectFile, license: Vec<String>) -> Option<Vec<Step>> {
         }
     }
     let mut steps = vec![Step::Run(init_args(project, license))];
-    steps.extend(project.resources.iter().flat_map(api_steps));
-    steps.extend(project.resources.iter().filter_map(webhook_step));
+    match order {
+        Order::WebhooksLast => {
+            steps.extend(project.resources.iter().flat_map(api_steps));
+            steps.extend(project.resources.iter().filter_map(webhook_step));
+        }
+        Order::WebhooksWithTheirApi => {
+            let conversion = |entry: &ResourceEntry| {
+                entry.webhooks.as_ref().and_then(|w| w.conversion) == Some(true)
+            };
+            if project.resources.iter().any(conversion) {
+                // A conversion webhook needs its spoke versions first.
+                return None;
+            }
+            for entry in &project.resources {
+                steps.extend(api_steps(entry));
+                steps.extend(webhook_step(entry));
+            }
+        }
+    }
     steps.extend(plugin_steps);
     Some(steps)
 }
@@ -772,7 +830,8 @@ version: \"3\"
 
     #[test]
     fn the_sequence_creates_apis_with_their_controllers_then_webhooks_then_plugins() {
-        let steps = steps(&project(PROJECT), vec!["--license".into(), "none".into()]).unwrap();
+        let license = vec!["--license".into(), "none".into()];
+        let steps = steps(&project(PROJECT), license, Order::WebhooksLast).unwrap();
         assert_eq!(
             lines(&steps),
             [
@@ -791,6 +850,34 @@ version: \"3\"
     }
 
     #[test]
+    fn webhooks_with_their_api_follow_each_resource_unless_one_converts() {
+        let license = || vec!["--license".into(), "none".into()];
+        let with_their_api =
+            |text: &str| steps(&project(text), license(), Order::WebhooksWithTheirApi);
+        assert_eq!(
+            with_their_api(PROJECT),
+            None,
+            "a conversion webhook needs its spokes first"
+        );
+        let start = PROJECT
+            .find("- api:\n    crdVersion: v1\n    ssa: true")
+            .unwrap();
+        let end = PROJECT.find("- domain: cert-manager.io").unwrap();
+        let without_conversion = format!("{}{}", &PROJECT[..start], &PROJECT[end..]);
+        let steps = with_their_api(&without_conversion).unwrap();
+        let lines = lines(&steps);
+        let at = |prefix: &str| lines.iter().position(|l| l.starts_with(prefix)).unwrap();
+        assert!(
+            at("create webhook --group crew") < at("create api --group apps"),
+            "{lines:#?}"
+        );
+        assert!(
+            at("create api --group apps") < at("create webhook --group certmanager"),
+            "{lines:#?}"
+        );
+    }
+
+    #[test]
     fn plugins_the_sequence_cannot_add_leave_it_to_kubebuilders_generate() {
         for key in [
             "deploy-image.go.kubebuilder.io/v1-alpha: {}",
@@ -798,7 +885,8 @@ version: \"3\"
             "example.com/unknown/v1: {}",
         ] {
             let text = PROJECT.replace("plugins:\n", &format!("plugins:\n  {key}\n"));
-            assert_eq!(steps(&project(&text), Vec::new()), None, "{key}");
+            let steps = steps(&project(&text), Vec::new(), Order::WebhooksLast);
+            assert_eq!(steps, None, "{key}");
         }
     }
 
@@ -819,6 +907,7 @@ version: \"3\"
             &Source::KubebuilderRelease("v4.5.2".into()),
             Path::new("/nonexistent"),
             Path::new("/nonexistent"),
+            &Tree::new(),
         )
         .unwrap_err()
         .to_string();
@@ -869,9 +958,14 @@ version: \"3\"
     fn a_missing_binary_is_refused_naming_it() {
         let dir = tempfile::tempdir().unwrap();
         let missing = dir.path().join("nothing-here");
-        let err = produce(&Source::Binary(missing.clone()), dir.path(), dir.path())
-            .unwrap_err()
-            .to_string();
+        let err = produce(
+            &Source::Binary(missing.clone()),
+            dir.path(),
+            dir.path(),
+            &Tree::new(),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(err.contains(&missing.display().to_string()), "{err}");
         assert!(err.contains("--from-binary"), "{err}");
     }
@@ -887,9 +981,14 @@ version: \"3\"
         )
         .unwrap();
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let err = produce(&Source::Binary(script.clone()), dir.path(), dir.path())
-            .unwrap_err()
-            .to_string();
+        let err = produce(
+            &Source::Binary(script.clone()),
+            dir.path(),
+            dir.path(),
+            &Tree::new(),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(err.contains(&script.display().to_string()), "{err}");
         assert!(err.ends_with("two | three | four"), "{err}");
         assert_eq!(err.lines().count(), 1, "{err}");
@@ -902,9 +1001,14 @@ version: \"3\"
         let script = dir.path().join("kubebuilder");
         std::fs::write(&script, "#!/bin/sh\necho 'KubeBuilder:          v4.6.0'\n").unwrap();
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let err = produce(&Source::Binary(script), dir.path(), dir.path())
-            .unwrap_err()
-            .to_string();
+        let err = produce(
+            &Source::Binary(script),
+            dir.path(),
+            dir.path(),
+            &Tree::new(),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("v4.6.0") && err.contains("v4.7.0"), "{err}");
     }
 

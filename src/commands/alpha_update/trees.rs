@@ -66,7 +66,8 @@ impl Trees {
             .from_binary
             .as_deref()
             .map(|binary| from_cwd(binary, cwd));
-        let (ancestor, ancestor_from) = ancestor_tree(binary, git, update, &input, work.path())?;
+        let (ancestor, ancestor_from) =
+            ancestor_tree(binary, git, update, &input, work.path(), &original)?;
         let ancestor = match ancestor {
             Some(tree) => tree,
             None => upgrade.clone(),
@@ -133,6 +134,7 @@ fn ancestor_tree(
     update: &Update,
     input: &Path,
     work: &Path,
+    original: &Tree,
 ) -> Result<(Option<Tree>, AncestorFrom)> {
     let source = if let Some(binary) = binary {
         Some(Source::Binary(binary))
@@ -158,7 +160,7 @@ fn ancestor_tree(
     };
     let out = work.join("ancestor");
     std::fs::create_dir(&out)?;
-    ancestor::produce(&source, input, &out)?;
+    ancestor::produce(&source, input, &out, original)?;
     Ok((
         Some(tree::read_dir(&out, &[])?),
         AncestorFrom::Produced(source),
