@@ -1,7 +1,7 @@
 //! `kubebuilder-rs alpha generate`: re-scaffold a project from its PROJECT
 //! file with the current templates.
 //!
-//! The command sequence the PROJECT file records (see [`replay`]) runs in a
+//! The command sequence the PROJECT file records (see `commands::replay`) runs in a
 //! private staging directory first, so a PROJECT file that cannot be
 //! re-scaffolded changes nothing. The finished tree is then written, as one
 //! plan, to `--output-dir` or, in place, after the original files moved to a

@@ -7,7 +7,7 @@
 //!   replays PROJECT's commands itself: `init`, every `create api` (the API
 //!   type with its first controller, as a user runs it), every `create
 //!   webhook`, then `edit --plugins` for Grafana and auto-update; in both
-//!   usual orders of the webhooks when they differ (see [`Order`]), keeping
+//!   usual orders of the webhooks when they differ (see `Order`), keeping
 //!   the replay closer to the user's tree. kubebuilder's
 //!   own `alpha generate` scaffolds each API and its controller in two
 //!   commands, which writes the controller's tests differently from the
@@ -125,7 +125,7 @@ pub fn source_for(origin: &Origin) -> Result<Source> {
 /// Writes into the empty directory `out` the scaffold `source` makes of the
 /// project whose PROJECT file (and the user files the scaffold keeps, such
 /// as `hack/boilerplate.go.txt`) are in `input`. `like` is the user's tree:
-/// where PROJECT leaves the order of the commands open (see [`Order`]), the
+/// where PROJECT leaves the order of the commands open (see `Order`), the
 /// replay whose files match it best is kept.
 pub fn produce(source: &Source, input: &Path, out: &Path, like: &Tree) -> Result<()> {
     match source {
