@@ -22,8 +22,8 @@ mod common;
 use common::old_build::{SourceEdit, edited_binary, old_binary};
 use common::rust_project::{run, rust_env};
 use common::update_repo::{
-    Edit, apply, assert_no_conflict_markers, assert_user_code_kept, check_out, commit_all, git,
-    init_repo, update,
+    CAPTAIN_RULES, Edit, apply, assert_no_conflict_markers, assert_user_code_kept, check_out,
+    commit_all, git, init_repo, update,
 };
 use common::{empty_project_dir, output_ok, read, run_ok, shared_tools_bin, words};
 use std::path::{Path, PathBuf};
@@ -83,28 +83,7 @@ fleet-report: ## Print the kinds of the sample objects.
 ##@ Deployment
 ",
     },
-    Edit::Create {
-        path: "internal/webhook/v1/captain_rules.go",
-        text: "package v1
-
-import (
-\t\"fmt\"
-
-\tcrewv1 \"example.com/fleet/api/v1\"
-)
-
-// maxShips is the largest fleet a captain may command.
-const maxShips = 12
-
-// validateShips refuses a captain with more ships than the fleet has.
-func validateShips(captain *crewv1.Captain) error {
-\tif captain.Spec.Ships > maxShips {
-\t\treturn fmt.Errorf(\"a captain commands at most %d ships, not %d\", maxShips, captain.Spec.Ships)
-\t}
-\treturn nil
-}
-",
-    },
+    CAPTAIN_RULES,
 ];
 
 /// The user's code in the rust/v1-alpha project of 196bb05.

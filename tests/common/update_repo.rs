@@ -321,3 +321,28 @@ pub fn assert_no_conflict_markers(dir: &Path) {
         stderr(&output)
     );
 }
+
+/// A Go file of the user's own in a go/v4 project of `example.com/fleet`:
+/// a rule the user's validating webhook calls.
+pub const CAPTAIN_RULES: Edit = Edit::Create {
+    path: "internal/webhook/v1/captain_rules.go",
+    text: "package v1
+
+import (
+\t\"fmt\"
+
+\tcrewv1 \"example.com/fleet/api/v1\"
+)
+
+// maxShips is the largest fleet a captain may command.
+const maxShips = 12
+
+// validateShips refuses a captain with more ships than the fleet has.
+func validateShips(captain *crewv1.Captain) error {
+\tif captain.Spec.Ships > maxShips {
+\t\treturn fmt.Errorf(\"a captain commands at most %d ships, not %d\", maxShips, captain.Spec.Ships)
+\t}
+\treturn nil
+}
+",
+};
