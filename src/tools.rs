@@ -1,8 +1,8 @@
 //! The tool cache: binaries kubebuilder-rs installs for itself, outside any
 //! project. Its directory is `$KUBEBUILDER_RS_CACHE`, else
 //! `$XDG_CACHE_HOME/kubebuilder-rs`, else `~/.cache/kubebuilder-rs`; the
-//! binaries live in its `tools-bin/`, which generated projects may also use
-//! as their Makefile's `LOCALBIN`.
+//! binaries live in its `tools-bin/` (or `$KUBEBUILDER_RS_TOOLS_BIN`), which
+//! generated projects may also use as their Makefile's `LOCALBIN`.
 
 use anyhow::{Context as _, Result, bail};
 use std::path::PathBuf;
@@ -26,9 +26,13 @@ pub fn cache_dir() -> Result<PathBuf> {
     Ok(base.join("kubebuilder-rs"))
 }
 
-/// The directory of cached binaries, created when missing.
+/// The directory of cached binaries, created when missing:
+/// `$KUBEBUILDER_RS_TOOLS_BIN`, else the cache's `tools-bin/`.
 pub fn tools_bin() -> Result<PathBuf> {
-    let dir = cache_dir()?.join("tools-bin");
+    let dir = match std::env::var_os("KUBEBUILDER_RS_TOOLS_BIN").filter(|v| !v.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => cache_dir()?.join("tools-bin"),
+    };
     std::fs::create_dir_all(&dir)
         .with_context(|| format!("cannot create the tool cache {}", dir.display()))?;
     Ok(dir)
