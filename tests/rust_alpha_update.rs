@@ -174,16 +174,14 @@ fleet-report: ## Print the kinds of the sample objects.
 fn updates_a_go_project_made_by_an_earlier_kubebuilder_rs() {
     assert_assets();
     let earlier = old_binary(EARLIER);
-    let (tmp, dir) = empty_project_dir("fleet");
-    init_repo(&dir);
-    let commands = [
-        "init --domain example.com --repo example.com/fleet",
-        "create api --group crew --version v1 --kind Captain --resource --controller",
-        "create webhook --group crew --version v1 --kind Captain --defaulting --programmatic-validation",
-    ];
-    for line in commands {
-        run_binary(&earlier, &dir, line);
-    }
+    let (tmp, dir) = fleet_made_by(
+        &earlier,
+        &[
+            "init --domain example.com --repo example.com/fleet",
+            "create api --group crew --version v1 --kind Captain --resource --controller",
+            "create webhook --group crew --version v1 --kind Captain --defaulting --programmatic-validation",
+        ],
+    );
     commit_all(&dir, "Scaffold the fleet operator");
     apply(&dir, GO_USER_CODE);
     run_ok(&dir, "make", &["manifests", "generate"]);
@@ -220,16 +218,14 @@ fn updates_a_go_project_made_by_an_earlier_kubebuilder_rs() {
 fn updates_a_rust_project_made_by_an_earlier_kubebuilder_rs() {
     assert_assets();
     let earlier = old_binary(EARLIER);
-    let (tmp, dir) = empty_project_dir("fleet");
-    init_repo(&dir);
-    let commands = [
-        "init --plugins rust/v1-alpha --domain example.com --owner Tester",
-        "create api --group crew --version v1 --kind Captain --resource --controller",
-        "create webhook --group crew --version v1 --kind Captain --defaulting --programmatic-validation",
-    ];
-    for line in commands {
-        run_binary(&earlier, &dir, line);
-    }
+    let (tmp, dir) = fleet_made_by(
+        &earlier,
+        &[
+            "init --plugins rust/v1-alpha --domain example.com --owner Tester",
+            "create api --group crew --version v1 --kind Captain --resource --controller",
+            "create webhook --group crew --version v1 --kind Captain --defaulting --programmatic-validation",
+        ],
+    );
     commit_all(&dir, "Scaffold the fleet operator");
     apply(&dir, RUST_USER_CODE);
     let env = rust_env(None);
@@ -311,15 +307,13 @@ fleet-report: ## Print the kinds of the sample objects.
 #[ignore = "needs cargo and the repository's git history; run by scripts/test-all"]
 fn updates_a_project_made_after_the_change_across_a_template_change() {
     let newer = edited_binary(&TEMPLATE_EDIT);
-    let (tmp, dir) = empty_project_dir("fleet");
-    init_repo(&dir);
-    let commands = [
-        "init --domain example.com --repo example.com/fleet --fetch-deps=false --skip-go-version-check",
-        "create api --group crew --version v1 --kind Captain --resource --controller --make=false",
-    ];
-    for line in commands {
-        run_binary(&current(), &dir, line);
-    }
+    let (tmp, dir) = fleet_made_by(
+        &current(),
+        &[
+            "init --domain example.com --repo example.com/fleet --fetch-deps=false --skip-go-version-check",
+            "create api --group crew --version v1 --kind Captain --resource --controller --make=false",
+        ],
+    );
     git(
         &dir,
         &["rev-parse", "--verify", "refs/kubebuilder-rs/pristine"],
@@ -354,6 +348,17 @@ fn updates_a_project_made_after_the_change_across_a_template_change() {
 /// The binary under test.
 fn current() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_kubebuilder-rs"))
+}
+
+/// A git repository holding the project `fleet` that `binary` made with
+/// `commands` (not committed yet).
+fn fleet_made_by(binary: &Path, commands: &[&str]) -> (tempfile::TempDir, PathBuf) {
+    let (tmp, dir) = empty_project_dir("fleet");
+    init_repo(&dir);
+    for line in commands {
+        run_binary(binary, &dir, line);
+    }
+    (tmp, dir)
 }
 
 /// Runs `binary` with the words of `line` in `dir`, with the shared tools
