@@ -22,6 +22,8 @@ pub mod grafana_v1alpha;
 pub mod helm_v2alpha;
 pub mod kustomize_v2;
 pub mod rust_v1alpha;
+#[cfg(test)]
+mod toy_v1;
 
 pub use chain::{Bundle, Chain};
 pub use flags::Flags;
@@ -46,6 +48,8 @@ pub static PLUGINS: &[&dyn Plugin] = &[
     &helm_v2alpha::Helm,
     &deploy_image_v1alpha::DeployImage,
     &autoupdate_v1alpha::AutoUpdate,
+    #[cfg(test)]
+    &toy_v1::Toy,
 ];
 
 /// Keys that stand for several plugins.
