@@ -24,7 +24,7 @@ pub struct Cli {
 }
 
 /// The command line with every plugin's own flags added to the commands
-/// they hook (see [`crate::plugins::Plugin::flags`]).
+/// they hook (see [`crate::plugins::InitHook::args`] and the other hooks).
 pub fn command() -> clap::Command {
     use crate::plugins::{Hook, flags::plugin_args};
     let with = |hook: Hook| {

@@ -404,6 +404,8 @@ fn version_names_the_scaffolded_versions() {
         "Kubernetes API      v0.37.",
         "controller-tools",
         "kustomize",
+        "Scaffolds (rust/v1-alpha layout):",
+        "  k8s-openapi         0.",
         &format!(
             "cliVersion: {}",
             kubebuilder_rs::project::cli_version::current()

@@ -12,7 +12,7 @@ use super::replay::{self, Step};
 use crate::cli::GenerateArgs;
 use crate::machinery::clock::DateTime;
 use crate::machinery::{Change, Plan};
-use crate::plugins::{Chain, Flags, Hook};
+use crate::plugins::{Chain, Flags, Hook, ReplaySettings};
 use crate::project::{self, Project};
 use crate::resource::Resource;
 use anyhow::{Context as _, Result, bail};
@@ -43,8 +43,11 @@ pub fn run(args: &GenerateArgs, cwd: &Path) -> Result<()> {
     }
 
     let staging = Staging::new()?;
-    let license = chain.iter().find_map(|p| p.current_license(&input));
-    let steps = replay::steps(&original.file, &chain, license, args.skip_go_version_check)?;
+    let license = chain.layout().and_then(|l| l.current_license(&input));
+    let settings = ReplaySettings {
+        skip_toolchain_check: args.skip_go_version_check,
+    };
+    let steps = replay::steps(&original.file, &chain, license, &settings)?;
     scaffold(&chain, &steps, &original.file, &input, &staging.path)?;
     keep_unknown_keys(&original, &staging.path, true)?;
     let new_tree = read_tree(&staging.path, &[])?;
@@ -75,10 +78,10 @@ pub fn run(args: &GenerateArgs, cwd: &Path) -> Result<()> {
 
     if args.run_make {
         let project = Project::load(&target)?;
-        for plugin in chain.iter() {
-            plugin.after_generate(&target, &project.file, &written)?;
+        if let Some(layout) = chain.layout() {
+            layout.after_generate(&target, &project.file, &written)?;
         }
-        complete_optional_plugins(&original.file, &target, &written)?;
+        complete_optional_plugins(&original.file, &target)?;
     }
     print_differences(&original_dir, &target)
 }
@@ -97,8 +100,11 @@ pub(crate) fn scaffold_project(input: &Path, out: &Path) -> Result<()> {
     let mut original = Project::load(input)?;
     modernise_layout(&mut original.file, false);
     let chain = project_chain(&original)?;
-    let license = chain.iter().find_map(|p| p.current_license(input));
-    let steps = replay::steps(&original.file, &chain, license, true)?;
+    let license = chain.layout().and_then(|l| l.current_license(input));
+    let settings = ReplaySettings {
+        skip_toolchain_check: true,
+    };
+    let steps = replay::steps(&original.file, &chain, license, &settings)?;
     scaffold(&chain, &steps, &original.file, input, out)?;
     keep_unknown_keys(&original, out, false)
 }
@@ -107,17 +113,13 @@ pub(crate) fn scaffold_project(input: &Path, out: &Path) -> Result<()> {
 /// records runs its toolchain step (helm/v2-alpha: `make build-installer`)
 /// and then again, so files made from the toolchain's output (the Helm
 /// chart) are written too.
-fn complete_optional_plugins(
-    original: &project::ProjectFile,
-    target: &Path,
-    written: &[PathBuf],
-) -> Result<()> {
+fn complete_optional_plugins(original: &project::ProjectFile, target: &Path) -> Result<()> {
     for key in replay::optional_plugins(original) {
-        let Some(plugin) = crate::plugins::by_key(key) else {
+        let Some(hook) = crate::plugins::by_key(key).and_then(|plugin| plugin.edit()) else {
             continue;
         };
         let mut project = Project::load(target)?;
-        plugin.after_generate(target, &project.file, written)?;
+        hook.after_generate(target, &project.file)?;
         let section = original.plugins.get(key).cloned();
         let plan = super::edit::plan_added_plugin(key, section, target, &mut project)?;
         plan.resolve(target, false)?.apply()?;
@@ -176,7 +178,7 @@ fn check_output_dir(output: &Path) -> Result<()> {
 
 /// Runs `steps` in the empty directory `dir`, with the project's `chain`;
 /// optional plugins get the PROJECT sections `original` records for them,
-/// and the user's own files of theirs kept from `input` (see [`KEPT_FILES`]).
+/// and the user's own files of theirs kept from `input` (see [`keep_user_files`]).
 fn scaffold(
     chain: &Chain,
     steps: &[Step],
@@ -186,7 +188,10 @@ fn scaffold(
 ) -> Result<()> {
     for step in steps {
         let plan = match step {
-            Step::Init(options, flags) => super::init::plan(chain, options, flags, dir)?,
+            Step::Init(options, args) => {
+                let flags = Flags::parse(Hook::Init, args)?;
+                super::init::plan(chain, options, &flags, dir)?
+            }
             Step::CreateApi(entry, options, plugins) => {
                 let mut project = Project::load(dir)?;
                 let (chain, flags) = api_chain(chain, plugins)?;
@@ -213,23 +218,31 @@ fn scaffold(
             }
         };
         plan.resolve(dir, false)?.apply()?;
+        if matches!(step, Step::Init(..)) {
+            check_repo_kept(original, chain, dir)?;
+        }
     }
     Ok(())
 }
 
-/// Files an optional plugin writes once for the user to edit, by plugin
-/// key: the project's copy is carried into the new scaffold before the
-/// plugin runs again, so what is made from it (the custom-metrics
-/// dashboard) is made from the user's version.
-const KEPT_FILES: [(&str, &str); 1] = [(
-    crate::plugins::grafana_v1alpha::KEY,
-    "grafana/custom-metrics/config.yaml",
-)];
+/// Refuses a PROJECT whose `repo` the re-created `init` in `dir` did not
+/// record: no plugin of its layout takes one.
+fn check_repo_kept(original: &project::ProjectFile, chain: &Chain, dir: &Path) -> Result<()> {
+    if original.repo.is_some() && Project::load(dir)?.file.repo.is_none() {
+        bail!(
+            "PROJECT has a `repo`, but its layout {} takes none; remove it",
+            chain.layout.join(",")
+        );
+    }
+    Ok(())
+}
 
-/// Copies the files [`KEPT_FILES`] lists for the plugin `key` from `input`
-/// to `dir`, those that exist.
+/// Copies the files the plugin `key` writes once for the user to edit (see
+/// [`crate::plugins::EditHook::user_files`]) from `input` to `dir`, those
+/// that exist.
 fn keep_user_files(key: &str, input: &Path, dir: &Path) -> Result<()> {
-    for (_, path) in KEPT_FILES.iter().filter(|(owner, _)| *owner == key) {
+    let hook = crate::plugins::by_key(key).and_then(|plugin| plugin.edit());
+    for path in hook.map(|hook| hook.user_files()).unwrap_or_default() {
         let bytes = match fs::read(input.join(path)) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
@@ -273,15 +286,13 @@ const GO_V4: &str = "go.kubebuilder.io/v4";
 /// The chain and flags of a replayed `create api`: the project's chain
 /// with the optional plugins that took part in it, and their flags.
 fn api_chain(chain: &Chain, plugins: &[replay::ApiPlugin]) -> Result<(Chain, Flags)> {
-    let mut flags = Flags::defaults(Hook::CreateApi);
+    let mut args = Vec::new();
     let mut chain = chain.clone();
     for plugin in plugins {
         chain = chain.with_extra(plugin.key)?;
-        for (name, value) in &plugin.flags {
-            flags.set(name, value);
-        }
+        args.extend(plugin.args.iter().cloned());
     }
-    Ok((chain, flags))
+    Ok((chain, Flags::parse(Hook::CreateApi, &args)?))
 }
 
 /// The resource an entry of the original PROJECT records, as the chain's
@@ -296,7 +307,16 @@ fn replayed_resource(
     let domain = project.file.domain.as_deref().unwrap_or_default();
     let mut resource = Resource::from_entry(entry, domain);
     for plugin in chain.iter() {
-        plugin.shape_resource(hook, &project.file, flags, &mut resource)?;
+        match hook {
+            Hook::CreateApi => plugin
+                .create_api()
+                .map(|h| h.shape_resource(&project.file, flags, &mut resource)),
+            Hook::CreateWebhook => plugin
+                .create_webhook()
+                .map(|h| h.shape_resource(&project.file, flags, &mut resource)),
+            Hook::Init | Hook::Edit => None,
+        }
+        .transpose()?;
     }
     Ok(resource)
 }

@@ -13,9 +13,10 @@ use std::path::Path;
 /// Runs `create api` in `dir`.
 pub fn run(args: &ApiArgs, plugins: Option<&str>, flags: &Flags, dir: &Path) -> Result<()> {
     let mut project = Project::load(dir)?;
-    let chain = project_chain(&project.file, plugins, flags)?;
+    let chain = project_chain(&project.file, plugins, Hook::CreateApi, flags)?;
     super::validate_resource(&args.api)?;
-    let asks = !chain.iter().any(|p| p.scaffolds_api_and_controller());
+    let mut hooks = chain.iter().filter_map(|p| p.create_api());
+    let asks = !hooks.any(|hook| hook.scaffolds_api_and_controller());
     // An external type gets no API type unless asked; whether the request
     // creates one then decides between a built-in and an own group.
     let external = resource(&chain, &project, args, flags, true)?.external;
@@ -60,8 +61,8 @@ fn resource(
         creates_api,
     );
     resource.namespaced = args.namespaced;
-    for plugin in chain.iter() {
-        plugin.shape_resource(Hook::CreateApi, &project.file, flags, &mut resource)?;
+    for hook in chain.iter().filter_map(|p| p.create_api()) {
+        hook.shape_resource(&project.file, flags, &mut resource)?;
     }
     Ok(resource)
 }
@@ -86,8 +87,8 @@ pub(crate) fn plan(
         options,
         flags,
     };
-    for plugin in chain.iter() {
-        plugin.create_api(&ctx, &mut out)?;
+    for hook in chain.iter().filter_map(|p| p.create_api()) {
+        hook.plan(&ctx, &mut out)?;
     }
     bookkeeping::record_api(&mut project.file, resource, options);
     plan_project_file(project, &mut out, false)?;

@@ -3,7 +3,9 @@
 use super::{carry_out, plan_project_file, project_chain};
 use crate::cli::{ResourceArgs, WebhookArgs};
 use crate::machinery::Plan;
-use crate::plugins::{Chain, Flags, Hook, Output, WebhookContext, manager_takes_flag};
+use crate::plugins::{
+    Chain, DomainOption, Flags, Hook, Output, WebhookContext, manager_takes_flag,
+};
 use crate::project::bookkeeping::{self, WebhookOptions};
 use crate::project::{Project, ProjectFile, ResourceEntry};
 use crate::resource::{self, Resource, naming};
@@ -15,10 +17,14 @@ pub fn run(args: &WebhookArgs, plugins: Option<&str>, flags: &Flags, dir: &Path)
     super::validate_resource(&args.api)?;
     let options = options_from_args(args)?;
     let mut project = Project::load(dir)?;
-    let chain = project_chain(&project.file, plugins, flags)?;
-    let mut resource = resolve_resource(&project.file, &args.api, flags)?;
-    for plugin in chain.iter() {
-        plugin.shape_resource(Hook::CreateWebhook, &project.file, flags, &mut resource)?;
+    let chain = project_chain(&project.file, plugins, Hook::CreateWebhook, flags)?;
+    let mut option = None;
+    for hook in chain.iter().filter_map(|p| p.create_webhook()) {
+        option = option.or(hook.domain_option(flags)?);
+    }
+    let mut resource = resolve_resource(&project.file, &args.api, option.as_ref())?;
+    for hook in chain.iter().filter_map(|p| p.create_webhook()) {
+        hook.shape_resource(&project.file, flags, &mut resource)?;
     }
     let plan = plan(&chain, dir, &mut project, &resource, &options, flags)?;
     let Some(written) = carry_out(&plan, dir, args.write.force, args.write.dry_run)? else {
@@ -37,11 +43,15 @@ pub fn run(args: &WebhookArgs, plugins: Option<&str>, flags: &Flags, dir: &Path)
 
 /// The resource `create webhook` works on: the PROJECT entry with the same
 /// group, version and kind, as kubebuilder picks it. Of several, the one
-/// whose domain is `--external-api-domain`, else the one that is not an
-/// external type (the project's own when a built-in one shares its kind).
-/// With no entry, or a domain no entry has and `--external-api-path`, a new
-/// resource from the flags.
-fn resolve_resource(project: &ProjectFile, api: &ResourceArgs, flags: &Flags) -> Result<Resource> {
+/// whose domain a plugin's `option` gives (go/v4's `--external-api-domain`),
+/// else the one that is not an external type (the project's own when a
+/// built-in one shares its kind). With no entry, or a domain no entry has
+/// and options that describe a new type, a new resource from the flags.
+fn resolve_resource(
+    project: &ProjectFile,
+    api: &ResourceArgs,
+    option: Option<&DomainOption>,
+) -> Result<Resource> {
     let (group, version, kind) = (&api.group, &api.version, &api.kind);
     let candidates: Vec<&ResourceEntry> = project
         .resources
@@ -58,13 +68,15 @@ fn resolve_resource(project: &ProjectFile, api: &ResourceArgs, flags: &Flags) ->
             .collect();
         names.join(", ")
     };
-    let selected = match (candidates.as_slice(), flags.text("external-api-domain")) {
+    let given = option.and_then(|o| o.value.as_deref().map(|domain| (o, domain)));
+    let selected = match (candidates.as_slice(), given) {
         ([], _) => None,
-        (_, Some(domain)) => match candidates.iter().find(|c| domain_of(c) == domain) {
+        (_, Some((option, domain))) => match candidates.iter().find(|c| domain_of(c) == domain) {
             Some(entry) => Some(*entry),
-            None if flags.text("external-api-path").is_some() => None,
+            None if option.describes_new_type => None,
             None => bail!(
-                "no API {group}/{version} {kind} in PROJECT has --external-api-domain {domain:?} (recorded domains: {})",
+                "no API {group}/{version} {kind} in PROJECT has {} {domain:?} (recorded domains: {})",
+                option.name,
                 domains()
             ),
         },
@@ -80,8 +92,12 @@ fn resolve_resource(project: &ProjectFile, api: &ResourceArgs, flags: &Flags) ->
                 _ => own.into_iter().find(|c| domain_of(c) == project_domain),
             }
             .ok_or_else(|| {
+                let way_out = match option {
+                    Some(option) => format!("pass {} to pick one", option.name),
+                    None => "remove the extra entries from PROJECT".to_string(),
+                };
                 anyhow!(
-                    "{group}/{version} {kind} is recorded in PROJECT more than once (domains: {}); pass --external-api-domain to pick one",
+                    "{group}/{version} {kind} is recorded in PROJECT more than once (domains: {}); {way_out}",
                     domains()
                 )
             })
@@ -117,8 +133,8 @@ pub(crate) fn plan(
         flags,
         manager_webhook_port: manager_takes_flag(chain, dir, "webhook-port")?,
     };
-    for plugin in chain.iter() {
-        plugin.create_webhook(&ctx, &mut out)?;
+    for hook in chain.iter().filter_map(|p| p.create_webhook()) {
+        hook.plan(&ctx, &mut out)?;
     }
     bookkeeping::record_webhook(&mut project.file, resource, options);
     plan_project_file(project, &mut out, false)?;

@@ -5,7 +5,7 @@ use super::init::license_choice;
 use super::{carry_out, project_chain};
 use crate::cli::EditArgs;
 use crate::machinery::{Change, Rewrite};
-use crate::plugins::{Chain, EditContext, EditRequest, Flags, License, Output, Role};
+use crate::plugins::{Chain, EditContext, EditRequest, Flags, Hook, License, Output, Role};
 use crate::project::{Project, ProjectFile};
 use anyhow::{Result, bail};
 use std::fmt::Write as _;
@@ -15,7 +15,7 @@ use std::path::Path;
 pub fn run(args: &EditArgs, plugins: Option<&str>, flags: &Flags, dir: &Path) -> Result<()> {
     let request = request_from_args(args)?;
     let mut project = Project::load(dir)?;
-    let chain = project_chain(&project.file, plugins, flags)?;
+    let chain = project_chain(&project.file, plugins, Hook::Edit, flags)?;
     let has_optional = chain.iter().any(|p| p.role() == Role::Optional);
     if is_empty(&request) && plugins.is_none() && !has_optional {
         bail!(
@@ -31,8 +31,8 @@ pub fn run(args: &EditArgs, plugins: Option<&str>, flags: &Flags, dir: &Path) ->
         request: &request,
         flags,
     };
-    for plugin in chain.iter() {
-        plugin.edit(&ctx, &mut out)?;
+    for hook in chain.iter().filter_map(|p| p.edit()) {
+        hook.plan(&ctx, &mut out)?;
     }
     if let Some(target) = request.multigroup {
         project.file.multigroup = target.then_some(true);
@@ -75,24 +75,22 @@ pub(crate) fn plan_added_plugin(
     dir: &Path,
     project: &mut Project,
 ) -> Result<crate::machinery::Plan> {
-    let plugin =
-        crate::plugins::by_key(key).ok_or_else(|| anyhow::anyhow!("unknown plugin {key:?}"))?;
+    let hook = crate::plugins::by_key(key)
+        .and_then(|plugin| plugin.edit())
+        .ok_or_else(|| anyhow::anyhow!("unknown plugin {key:?}"))?;
     if let Some(section) = section {
         crate::project::bookkeeping::record_plugin(&mut project.file, key, section);
     }
     let mut out = Output::default();
     let original = project.file.clone();
-    let flags = Flags::defaults(crate::plugins::Hook::Edit);
+    let flags = Flags::defaults(Hook::Edit);
     let ctx = EditContext {
         dir,
         project: &original,
-        request: &EditRequest {
-            regenerating: true,
-            ..EditRequest::default()
-        },
+        request: &EditRequest::default(),
         flags: &flags,
     };
-    plugin.edit(&ctx, &mut out)?;
+    hook.plan_replay(&ctx, &mut out)?;
     super::plan_project_file(project, &mut out, false)?;
     Ok(out.plan)
 }
@@ -113,7 +111,6 @@ fn request_from_args(args: &EditArgs) -> Result<EditRequest> {
         license,
         owner: args.owner.clone(),
         force: args.force,
-        regenerating: false,
         dry_run: args.dry_run,
     })
 }
@@ -138,8 +135,8 @@ fn edit_namespaced(
     let mode = if target { "namespaced" } else { "cluster-wide" };
     let recorded = (project.namespaced == Some(true)) == target;
     let mut rewrites = Vec::new();
-    for plugin in chain.iter() {
-        rewrites.extend(plugin.namespace_rewrites(dir, project, target)?);
+    for hook in chain.iter().filter_map(|p| p.edit()) {
+        rewrites.extend(hook.namespace_rewrites(dir, project, target)?);
     }
     rewrites.sort_by(|a, b| a.path.cmp(&b.path));
     if recorded && rewrites.is_empty() {
@@ -164,7 +161,7 @@ fn edit_namespaced(
             contents,
         });
     }
-    out.notes.push(namespaced_note(dir, project, target));
+    out.notes.push(namespaced_note(chain, dir, project, target));
     Ok(())
 }
 
@@ -198,14 +195,16 @@ fn unforced_note(rewrites: &[Rewrite], recorded: bool, target: bool) -> String {
 }
 
 /// What the user still has to do after a switch of `--namespaced`.
-fn namespaced_note(dir: &Path, project: &ProjectFile, target: bool) -> String {
+fn namespaced_note(chain: &Chain, dir: &Path, project: &ProjectFile, target: bool) -> String {
     let mut note = "Run `make manifests` to regenerate config/rbac/role.yaml from the controllers' RBAC markers.".to_string();
     if target {
         note.push_str(
             "\nThe manager now watches only the namespaces in WATCH_NAMESPACE: run it locally with `WATCH_NAMESPACE=<namespace> make run`.",
         );
         let has_webhooks = project.resources.iter().any(|r| r.webhooks.is_some())
-            || dir.join("internal/webhook").is_dir();
+            || chain
+                .layout()
+                .is_some_and(|layout| dir.join(layout.webhook_dir()).is_dir());
         if has_webhooks {
             note.push_str(
                 "\nWebhooks stay cluster-wide: the API server sends them objects from every namespace. Add a namespaceSelector or objectSelector to the webhook configurations so they match the namespaces the manager watches.",

@@ -41,7 +41,8 @@ pub fn run(args: &InitArgs, plugins: Option<&str>, flags: &Flags, dir: &Path) ->
         return Ok(());
     };
     super::after_write(&chain, Hook::Init, dir, flags, &written, None)?;
-    if let Some(text) = chain.iter().find_map(|p| p.next_steps(Hook::Init)) {
+    let mut hooks = chain.iter().filter_map(|p| p.init());
+    if let Some(text) = hooks.find_map(|hook| hook.next_steps()) {
         println!("{text}");
     }
     Ok(())
@@ -103,12 +104,12 @@ pub(crate) fn plan(
         license: &options.license,
         flags,
     };
-    for plugin in chain.iter() {
-        plugin.prepare_init(&ctx, &mut file)?;
+    for hook in chain.iter().filter_map(|p| p.init()) {
+        hook.prepare(&ctx, &mut file)?;
     }
     let mut out = Output::default();
-    for plugin in chain.iter() {
-        plugin.init(&ctx, &file, &mut out)?;
+    for hook in chain.iter().filter_map(|p| p.init()) {
+        hook.plan(&ctx, &file, &mut out)?;
     }
     let mut project = Project::new(file);
     plan_project_file(&mut project, &mut out, true)?;

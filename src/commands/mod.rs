@@ -14,11 +14,11 @@ pub mod version;
 
 use crate::cli::ResourceArgs;
 use crate::machinery::{Change, Plan};
-use crate::plugins::{AfterWrite, Chain, Flags, Hook, Output};
+use crate::plugins::{AfterWrite, Chain, Flags, Hook, Output, Plugin};
 use crate::project::{self, Project, ProjectFile, bookkeeping};
 use crate::resource::Resource;
 use crate::resource::naming;
-use anyhow::Result;
+use anyhow::{Result, bail};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -46,15 +46,54 @@ pub fn carry_out(
     ))
 }
 
-/// The chain of the project, with the optional plugins `--plugins` adds;
-/// refuses plugin flags for plugins the chain does not run.
-fn project_chain(project: &ProjectFile, plugins: Option<&str>, flags: &Flags) -> Result<Chain> {
-    let mut chain = Chain::from_layout(&project.layout)?;
+/// The chain of the project, with the optional plugins `--plugins` adds for
+/// `hook`'s command; refuses plugin flags for plugins the chain does not
+/// run, and on `edit`, which adds the plugins to the project, a plugin that
+/// takes no part in it (a create command runs the plugins it names that
+/// take part in it, and skips the others).
+fn project_chain(
+    project: &ProjectFile,
+    plugins: Option<&str>,
+    hook: Hook,
+    flags: &Flags,
+) -> Result<Chain> {
+    let layout = Chain::from_layout(&project.layout)?;
+    let mut chain = layout.clone();
     if let Some(spec) = plugins {
         chain = chain.with_extra(spec)?;
     }
+    let refused = chain
+        .iter()
+        .filter(|p| !layout.contains(p.key()))
+        .find(|p| hook == Hook::Edit && !takes_part(*p, hook));
+    if let Some(plugin) = refused {
+        bail!(
+            "--plugins {}: the plugin takes part in {} only, so `edit` cannot add it to the project; name it on that command instead",
+            plugin.short_name().unwrap_or(plugin.key()),
+            commands_of(plugin).join(" and "),
+        );
+    }
     flags.check_chain(&chain)?;
     Ok(chain)
+}
+
+/// Whether `plugin` has a hook for `hook`'s command.
+fn takes_part(plugin: &dyn Plugin, hook: Hook) -> bool {
+    match hook {
+        Hook::Init => plugin.init().is_some(),
+        Hook::CreateApi => plugin.create_api().is_some(),
+        Hook::CreateWebhook => plugin.create_webhook().is_some(),
+        Hook::Edit => plugin.edit().is_some(),
+    }
+}
+
+/// The commands `plugin` takes part in, quoted.
+fn commands_of(plugin: &dyn Plugin) -> Vec<String> {
+    [Hook::Init, Hook::CreateApi, Hook::CreateWebhook, Hook::Edit]
+        .into_iter()
+        .filter(|hook| takes_part(plugin, *hook))
+        .map(|hook| format!("`{}`", hook.command()))
+        .collect()
 }
 
 /// Records the plugins' sections in PROJECT and plans its new content at
@@ -94,9 +133,16 @@ fn after_write(
         written,
         resource,
     };
-    chain
-        .iter()
-        .try_for_each(|plugin| plugin.after_write(hook, &ctx))
+    for plugin in chain.iter() {
+        match hook {
+            Hook::Init => plugin.init().map(|h| h.after_write(&ctx)),
+            Hook::CreateApi => plugin.create_api().map(|h| h.after_write(&ctx)),
+            Hook::CreateWebhook => plugin.create_webhook().map(|h| h.after_write(&ctx)),
+            Hook::Edit => None,
+        }
+        .transpose()?;
+    }
+    Ok(())
 }
 
 /// Checks the group, version, kind and plural given to a `create` command.

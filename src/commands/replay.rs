@@ -6,20 +6,24 @@
 //! records resources with their `create api` flags (deploy-image/v1-alpha)
 //! is instead added to the `create api` of each of those resources.
 //!
+//! The plugins' flags of each command are the arguments their hooks give
+//! (`replay_args`), parsed by `alpha generate` through the same definitions
+//! as the command line's.
+//!
 //! A webhook waits until every API it needs exists: a conversion webhook on a
 //! hub version is scaffolded right after the last of its spoke versions.
 
 use super::init::InitOptions;
-use crate::plugins::{Chain, Flags, Hook, License, Role};
+use crate::plugins::{Chain, License, ReplaySettings, Role};
 use crate::project::bookkeeping::{ApiOptions, WebhookOptions};
 use crate::project::{ProjectFile, ResourceEntry};
-use anyhow::{Context as _, Result, bail};
+use anyhow::{Context as _, Result};
 
 /// One command of the sequence.
 #[derive(Debug, Clone)]
 pub enum Step {
-    /// `init`, with its plugins' flags.
-    Init(InitOptions, Flags),
+    /// `init`, with the arguments of its plugins' flags.
+    Init(InitOptions, Vec<String>),
     /// `create api` for a resource entry of PROJECT, with the optional
     /// plugins that took part in it.
     CreateApi(ResourceEntry, ApiOptions, Vec<ApiPlugin>),
@@ -34,24 +38,21 @@ pub enum Step {
 pub struct ApiPlugin {
     /// The plugin's key.
     pub key: &'static str,
-    /// Its flags' values, by flag name.
-    pub flags: Vec<(&'static str, String)>,
+    /// The arguments of its flags.
+    pub args: Vec<String>,
 }
 
 /// The steps that re-create `project`, whose layout is `chain`. `license`
 /// is the header the project has now (kept as it is), or `None` for init's
-/// default; `skip_toolchain_check` is init's `--skip-go-version-check`.
+/// default; `settings` reach the plugins' `init` arguments.
 pub fn steps(
     project: &ProjectFile,
     chain: &Chain,
     license: Option<License>,
-    skip_toolchain_check: bool,
+    settings: &ReplaySettings,
 ) -> Result<Vec<Step>> {
     let init = init_options(project, license)?;
-    let mut steps = vec![Step::Init(
-        init,
-        init_flags(project, chain, skip_toolchain_check)?,
-    )];
+    let mut steps = vec![Step::Init(init, init_args(project, chain, settings)?)];
     let mut waiting: Vec<&ResourceEntry> = Vec::new();
     let mut created: Vec<&ResourceEntry> = Vec::new();
     for entry in &project.resources {
@@ -91,7 +92,7 @@ pub fn optional_plugins(project: &ProjectFile) -> Vec<&'static str> {
         .keys()
         .filter_map(|key| key.as_str())
         .filter_map(crate::plugins::by_key)
-        .filter(|plugin| plugin.role() == Role::Optional && plugin.replayed_by_edit())
+        .filter(|plugin| plugin.role() == Role::Optional && plugin.edit().is_some())
         .map(|plugin| plugin.key())
         .collect()
 }
@@ -100,10 +101,13 @@ pub fn optional_plugins(project: &ProjectFile) -> Vec<&'static str> {
 fn api_plugins(project: &ProjectFile, entry: &ResourceEntry) -> Result<Vec<ApiPlugin>> {
     let mut plugins = Vec::new();
     for plugin in crate::plugins::PLUGINS {
-        if let Some(flags) = plugin.recorded_api_flags(project, entry)? {
+        let Some(hook) = plugin.create_api() else {
+            continue;
+        };
+        if let Some(args) = hook.replay_args(project, entry)? {
             plugins.push(ApiPlugin {
                 key: plugin.key(),
-                flags,
+                args,
             });
         }
     }
@@ -130,35 +134,18 @@ fn init_options(project: &ProjectFile, license: Option<License>) -> Result<InitO
     })
 }
 
-/// The plugin flags of `init`: `--repo` from PROJECT's `repo` when a plugin
-/// of the chain takes it, no dependency download, and the version check as asked.
-fn init_flags(project: &ProjectFile, chain: &Chain, skip_toolchain_check: bool) -> Result<Flags> {
-    let mut flags = Flags::defaults(Hook::Init);
-    let takes_repo = chain
-        .iter()
-        .any(|p| p.flags(Hook::Init).iter().any(|arg| arg.get_id() == "repo"));
-    if takes_repo {
-        let repo = project
-            .repo
-            .as_deref()
-            .context("PROJECT has no `repo` (the Go module path), which init needs; add it")?;
-        flags.set("repo", repo);
-    } else if project.repo.is_some() {
-        bail!(
-            "PROJECT has a `repo`, but its layout {} takes none; remove it",
-            chain.layout.join(",")
-        );
+/// The arguments of the plugin flags of `init`, as each plugin of the
+/// chain gives them for `project`.
+fn init_args(
+    project: &ProjectFile,
+    chain: &Chain,
+    settings: &ReplaySettings,
+) -> Result<Vec<String>> {
+    let mut args = Vec::new();
+    for hook in chain.iter().filter_map(|p| p.init()) {
+        args.extend(hook.replay_args(project, settings)?);
     }
-    flags.set("fetch-deps", "false");
-    flags.set(
-        "skip-go-version-check",
-        if skip_toolchain_check {
-            "true"
-        } else {
-            "false"
-        },
-    );
-    Ok(flags)
+    Ok(args)
 }
 
 /// The `create api` options for one resource: its API type together with
@@ -228,11 +215,15 @@ mod tests {
     use super::*;
     use crate::project::Project;
 
+    const SKIP_CHECK: ReplaySettings = ReplaySettings {
+        skip_toolchain_check: true,
+    };
+
     fn names(steps: &[Step]) -> Vec<String> {
         steps
             .iter()
             .map(|step| match step {
-                Step::Init(o, flags) => format!("init {} {:?}", o.project_name, flags.text("repo")),
+                Step::Init(o, args) => format!("init {} {args:?}", o.project_name),
                 Step::CreateApi(e, r, plugins) => format!(
                     "api {}/{}/{} resource={} controller={:?}{}",
                     e.group.as_deref().unwrap_or_default(),
@@ -243,7 +234,7 @@ mod tests {
                         .then(|| r.controller_name.clone().unwrap_or_default()),
                     plugins
                         .iter()
-                        .map(|p| format!(" --plugins {} {:?}", p.key, p.flags))
+                        .map(|p| format!(" --plugins {} {:?}", p.key, p.args))
                         .collect::<String>()
                 ),
                 Step::CreateWebhook(e, r) => format!(
@@ -315,11 +306,11 @@ version: \"3\"
     fn steps_follow_project_order_and_wait_for_spokes() {
         let project = Project::parse(PROJECT).unwrap().file;
         let chain = Chain::from_layout(&project.layout).unwrap();
-        let steps = steps(&project, &chain, None, true).unwrap();
+        let steps = steps(&project, &chain, None, &SKIP_CHECK).unwrap();
         assert_eq!(
             names(&steps),
             [
-                "init ship Some(\"example.com/ship\")",
+                "init ship [\"--repo=example.com/ship\", \"--fetch-deps=false\", \"--skip-go-version-check=true\"]",
                 "api crew/v1/Captain resource=true controller=Some(\"\")",
                 "api crew/v1/Captain resource=false controller=Some(\"captain-backup\")",
                 "webhook crew/v1/Captain d=true v=false c=false spokes=[]",
@@ -340,9 +331,9 @@ version: \"3\"
         );
         let project = Project::parse(&text).unwrap().file;
         let chain = Chain::from_layout(&project.layout).unwrap();
-        let names = names(&steps(&project, &chain, None, true).unwrap());
+        let names = names(&steps(&project, &chain, None, &SKIP_CHECK).unwrap());
         assert!(
-            names.contains(&"api crew/v1/FirstMate resource=true controller=Some(\"\") --plugins deploy-image.go.kubebuilder.io/v1-alpha [(\"image\", \"nginx:1.27\"), (\"image-container-port\", \"8080\"), (\"manifests\", \"false\")]".to_string()),
+            names.contains(&"api crew/v1/FirstMate resource=true controller=Some(\"\") --plugins deploy-image.go.kubebuilder.io/v1-alpha [\"--image=nginx:1.27\", \"--image-container-port=8080\", \"--manifests=false\"]".to_string()),
             "{names:#?}"
         );
         assert!(names.contains(&"api crew/v2/FirstMate resource=true controller=None".to_string()));
@@ -359,7 +350,9 @@ version: \"3\"
         let text = PROJECT.replace("repo: example.com/ship\n", "");
         let project = Project::parse(&text).unwrap().file;
         let chain = Chain::from_layout(&project.layout).unwrap();
-        let err = steps(&project, &chain, None, true).unwrap_err().to_string();
+        let err = steps(&project, &chain, None, &SKIP_CHECK)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("no `repo`"), "{err}");
     }
 }

@@ -7,7 +7,7 @@
 //! key, bundles as bundles, as kubebuilder does; a bundle marked
 //! `recorded_expanded` (`rust/v1-alpha`) by its plugins' keys.
 
-use super::{PLUGINS, Plugin, Role};
+use super::{Layout, ManifestsLayout, PLUGINS, Plugin, Role};
 use anyhow::{Result, bail};
 
 /// A key that stands for several plugins, run in the order listed.
@@ -103,6 +103,16 @@ impl Chain {
     /// The plugins the chain runs, in order.
     pub fn iter(&self) -> impl Iterator<Item = &'static dyn Plugin> + '_ {
         self.plugins.iter().copied()
+    }
+
+    /// The chain's language layout, if it has one.
+    pub fn layout(&self) -> Option<&'static dyn Layout> {
+        self.iter().find_map(|plugin| plugin.layout())
+    }
+
+    /// The chain's manifests plugin, if it has one.
+    pub fn manifests_layout(&self) -> Option<&'static dyn ManifestsLayout> {
+        self.iter().find_map(|plugin| plugin.manifests_layout())
     }
 
     /// Adds the plugin or bundle `name` at the end of the chain.

@@ -1,85 +1,87 @@
-//! The values of plugin-owned flags on one command line.
+//! Plugin flags: the values of every plugin's own flags on one command line.
 //!
-//! Each plugin declares its flags per command ([`super::Plugin::flags`]);
-//! the CLI adds them to the commands they hook, and the values reach every
-//! plugin as [`Flags`]. Several plugins may declare the same flag (`--make`
-//! of go/v4 and deploy-image/v1-alpha); the first declaration gives its
-//! help and default. A flag given when none of its plugins is in the
-//! project's chain is refused.
+//! Each plugin declares its flags per command as a typed options struct
+//! deriving [`clap::Args`]; its hook returns them with [`args_of`] (see
+//! [`super::InitHook::args`]), the CLI adds them to the commands they hook,
+//! and the plugin reads its struct back with [`Flags::get`]. `alpha
+//! generate` parses the arguments a hook gives for its replay through the
+//! same definitions ([`Flags::parse`]). Several plugins may declare the
+//! same flag (`--make` of go/v4 and deploy-image/v1-alpha); the first
+//! declaration gives its help and default. A flag given when none of its
+//! plugins is in the project's chain is refused.
 
-use super::{Chain, Hook, PLUGINS};
-use anyhow::{Result, bail};
-use clap::ArgMatches;
+use super::{Chain, Hook, PLUGINS, Plugin};
+use anyhow::{Result, anyhow, bail};
 use clap::parser::ValueSource;
-use std::collections::BTreeMap;
+use clap::{ArgMatches, FromArgMatches};
 
-/// One flag's value.
+/// A flag and the keys of the plugins that declare it.
 #[derive(Debug, Clone)]
-struct Value {
-    /// The value given, or the flag's default.
-    text: Option<String>,
-    /// It was given on the command line.
-    given: bool,
+struct Owners {
+    /// The flag's argument id.
+    id: String,
+    /// The flag as given on the command line, without `--`.
+    long: String,
     /// The keys of the plugins that declare it.
     plugins: Vec<&'static str>,
 }
 
-/// Plugin flag values by flag name.
-#[derive(Debug, Clone, Default)]
+/// The plugin flags of one command, as parsed.
+#[derive(Debug, Clone)]
 pub struct Flags {
-    values: BTreeMap<String, Value>,
+    /// The parsed command line (or replay arguments).
+    matches: ArgMatches,
+    /// Every plugin flag of the command, with its plugins.
+    owners: Vec<Owners>,
 }
 
 impl Flags {
     /// Every plugin's flags on `hook`'s command, with their defaults.
     pub fn defaults(hook: Hook) -> Self {
-        let mut flags = Self::default();
-        for (plugins, arg) in plugin_args(hook) {
-            let text = arg
-                .get_default_values()
-                .first()
-                .map(|v| v.to_string_lossy().into_owned());
-            flags.insert(plugins, arg.get_id().as_str(), text, false);
-        }
-        flags
+        Self::parse(hook, &[]).expect("no arguments always parse")
     }
 
     /// The values parsed for `hook`'s command.
     pub fn from_matches(hook: Hook, matches: &ArgMatches) -> Self {
-        let mut flags = Self::default();
-        for (plugins, arg) in plugin_args(hook) {
-            let id = arg.get_id().as_str();
-            let text = matches.get_one::<String>(id).cloned();
-            let given = matches.value_source(id) == Some(ValueSource::CommandLine);
-            flags.insert(plugins, id, text, given);
-        }
-        flags
-    }
-
-    /// Sets a flag as if given on the command line (for `alpha generate`).
-    pub fn set(&mut self, name: &str, value: &str) {
-        if let Some(flag) = self.values.get_mut(name) {
-            flag.text = Some(value.to_string());
-            flag.given = true;
+        Self {
+            matches: matches.clone(),
+            owners: owners(hook),
         }
     }
 
-    /// The flag's value, if it has one.
-    pub fn text(&self, name: &str) -> Option<&str> {
-        self.values.get(name)?.text.as_deref()
+    /// The plugin flags `args` give on `hook`'s command (for `alpha
+    /// generate`, which replays what the hooks' `replay_args` say).
+    pub fn parse(hook: Hook, args: &[String]) -> Result<Self> {
+        let command = clap::Command::new(hook.command())
+            .no_binary_name(true)
+            .disable_help_flag(true)
+            .args(plugin_args(hook).into_iter().map(|(_, arg)| arg));
+        let matches = command.try_get_matches_from(args).map_err(|e| {
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or_default();
+            anyhow!(
+                "cannot replay `{} {}`: {}",
+                hook.command(),
+                args.join(" "),
+                first.trim_start_matches("error: ")
+            )
+        })?;
+        Ok(Self::from_matches(hook, &matches))
     }
 
-    /// Whether a boolean flag is true.
-    pub fn is_on(&self, name: &str) -> bool {
-        self.text(name) == Some("true")
+    /// The typed options `T` of one plugin, read from the parsed flags.
+    pub fn get<T: FromArgMatches>(&self) -> Result<T> {
+        T::from_arg_matches(&self.matches).map_err(|e| anyhow!("{}", e.to_string().trim_end()))
     }
 
     /// Refuses a flag given when the chain runs none of its plugins.
     pub fn check_chain(&self, chain: &Chain) -> Result<()> {
-        for (name, flag) in &self.values {
-            if flag.given && !flag.plugins.iter().any(|plugin| chain.contains(plugin)) {
+        for flag in &self.owners {
+            let given = self.matches.value_source(&flag.id) == Some(ValueSource::CommandLine);
+            if given && !flag.plugins.iter().any(|plugin| chain.contains(plugin)) {
                 bail!(
-                    "--{name} is a flag of the plugin {}, which this project's plugin chain ({}) does not run",
+                    "--{} is a flag of the plugin {}, which this project's plugin chain ({}) does not run",
+                    flag.long,
                     flag.plugins.join(" or "),
                     chain.layout.join(",")
                 );
@@ -87,21 +89,29 @@ impl Flags {
         }
         Ok(())
     }
+}
 
-    fn insert(
-        &mut self,
-        plugins: Vec<&'static str>,
-        name: &str,
-        text: Option<String>,
-        given: bool,
-    ) {
-        let value = Value {
-            text,
-            given,
+/// Every plugin flag on `hook`'s command with its plugins.
+fn owners(hook: Hook) -> Vec<Owners> {
+    plugin_args(hook)
+        .into_iter()
+        .map(|(plugins, arg)| Owners {
+            id: arg.get_id().to_string(),
+            long: arg.get_long().unwrap_or_default().to_string(),
             plugins,
-        };
-        self.values.insert(name.to_string(), value);
-    }
+        })
+        .collect()
+}
+
+/// The flags `plugin` declares on `hook`'s command.
+fn args_of_plugin(plugin: &dyn Plugin, hook: Hook) -> Vec<clap::Arg> {
+    let args = match hook {
+        Hook::Init => plugin.init().map(|h| h.args()),
+        Hook::CreateApi => plugin.create_api().map(|h| h.args()),
+        Hook::CreateWebhook => plugin.create_webhook().map(|h| h.args()),
+        Hook::Edit => plugin.edit().map(|h| h.args()),
+    };
+    args.unwrap_or_default()
 }
 
 /// Every plugin flag on `hook`'s command, once each, with the keys of the
@@ -109,7 +119,7 @@ impl Flags {
 pub fn plugin_args(hook: Hook) -> Vec<(Vec<&'static str>, clap::Arg)> {
     let mut args: Vec<(Vec<&'static str>, clap::Arg)> = Vec::new();
     for plugin in PLUGINS {
-        for arg in plugin.flags(hook) {
+        for arg in args_of_plugin(*plugin, hook) {
             match args.iter_mut().find(|(_, a)| a.get_id() == arg.get_id()) {
                 Some((plugins, _)) => plugins.push(plugin.key()),
                 None => args.push((vec![plugin.key()], arg)),
@@ -119,47 +129,72 @@ pub fn plugin_args(hook: Hook) -> Vec<(Vec<&'static str>, clap::Arg)> {
     args
 }
 
-/// A boolean plugin flag as kubebuilder spells them: `--name`,
-/// `--name=true` or `--name=false`, with a default.
-pub fn bool_flag(name: &'static str, default: bool, help: &'static str) -> clap::Arg {
-    clap::Arg::new(name)
-        .long(name)
-        .help(help)
-        .num_args(0..=1)
-        .require_equals(true)
-        .default_missing_value("true")
-        .default_value(if default { "true" } else { "false" })
-        .value_parser(["true", "false"])
-}
-
-/// A plugin flag that takes a text value.
-pub fn text_flag(name: &'static str, help: &'static str) -> clap::Arg {
-    clap::Arg::new(name).long(name).help(help)
+/// The flags of the typed options `T`, for a hook's `args`. They take
+/// their place in `--help` where the command adds them.
+pub fn args_of<T: clap::Args>() -> Vec<clap::Arg> {
+    let command = T::augment_args(clap::Command::new("options").next_display_order(None));
+    command.get_arguments().cloned().collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plugins::{deploy_image_v1alpha, go_v4};
+
+    const GO: &str = "base.go.kubebuilder.io/v4";
+    const DEPLOY_IMAGE: &str = "deploy-image.go.kubebuilder.io/v1-alpha";
 
     #[test]
     fn a_flag_declared_by_two_plugins_is_one_argument_with_both_owners() {
         let args = plugin_args(Hook::CreateApi);
         let makes: Vec<&Vec<&str>> = args
             .iter()
-            .filter(|(_, arg)| arg.get_id() == "make")
+            .filter(|(_, arg)| arg.get_long() == Some("make"))
             .map(|(plugins, _)| plugins)
             .collect();
-        assert_eq!(makes, [&vec![go_v4::KEY, deploy_image_v1alpha::KEY]]);
+        assert_eq!(makes, [&vec![GO, DEPLOY_IMAGE]]);
     }
 
     #[test]
     fn a_shared_flag_is_accepted_when_any_of_its_plugins_runs() {
-        let mut flags = Flags::defaults(Hook::CreateApi);
-        flags.set("make", "false");
+        let flags = Flags::parse(Hook::CreateApi, &["--make=false".to_string()]).unwrap();
         let rust = Chain::parse("rust/v1-alpha").unwrap();
         assert!(flags.check_chain(&rust).is_err());
-        let with_deploy_image = rust.with_extra("deploy-image/v1-alpha").unwrap();
+        let with_deploy_image = rust.clone().with_extra("deploy-image/v1-alpha").unwrap();
         assert!(flags.check_chain(&with_deploy_image).is_ok());
+        assert!(Flags::defaults(Hook::CreateApi).check_chain(&rust).is_ok());
+    }
+
+    /// One plugin flag read back, as a plugin reads its options.
+    #[derive(Debug, clap::Args)]
+    struct Make {
+        #[arg(long, action = clap::ArgAction::Set)]
+        make: bool,
+    }
+
+    fn make(args: &[&str]) -> Result<bool> {
+        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        Ok(Flags::parse(Hook::CreateApi, &args)?.get::<Make>()?.make)
+    }
+
+    #[test]
+    fn bool_flags_take_kubebuilders_three_spellings() {
+        assert!(make(&[]).unwrap());
+        assert!(make(&["--make"]).unwrap());
+        assert!(make(&["--make=true"]).unwrap());
+        assert!(!make(&["--make=false"]).unwrap());
+        assert!(make(&["--make=maybe"]).is_err());
+        assert!(make(&["--make", "false"]).is_err());
+    }
+
+    #[test]
+    fn replayed_arguments_parse_through_the_plugins_definitions() {
+        let args = ["--repo=example.com/x".to_string()];
+        let flags = Flags::parse(Hook::Init, &args).unwrap();
+        assert!(flags.check_chain(&Chain::parse("go/v4").unwrap()).is_ok());
+        let err = Flags::parse(Hook::Init, &["--nope".to_string()]).unwrap_err();
+        assert!(
+            err.to_string().contains("cannot replay `init --nope`"),
+            "{err}"
+        );
     }
 }

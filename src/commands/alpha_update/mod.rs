@@ -254,12 +254,14 @@ impl Update {
             upgrade_label: format!("kubebuilder-rs {}", self.to_label),
             regenerated: plugins
                 .iter()
-                .flat_map(|plugin| plugin.regenerated_files())
+                .filter_map(|plugin| plugin.update())
+                .flat_map(|hook| hook.regenerated_files())
                 .map(|glob| glob.to_string())
                 .collect(),
             mergers: plugins
                 .iter()
-                .flat_map(|plugin| plugin.file_mergers())
+                .filter_map(|plugin| plugin.update())
+                .flat_map(|hook| hook.file_mergers())
                 .collect(),
         })
     }

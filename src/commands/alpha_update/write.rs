@@ -78,7 +78,8 @@ fn post_steps(
     let dir = checkout.path();
     let steps: Vec<_> = plugins
         .iter()
-        .flat_map(|plugin| plugin.update_steps(dir, conflicted))
+        .filter_map(|plugin| plugin.update())
+        .flat_map(|hook| hook.steps(dir, conflicted))
         .collect();
     if steps.is_empty() {
         return Ok((Vec::new(), None));

@@ -16,7 +16,7 @@
 //! The update needs to know which tool and version made the project, so the
 //! plugin refuses a PROJECT without `cliVersion`, as kubebuilder does.
 
-use super::{Chain, EditContext, Output, Plugin, Role, go_v4, rust_v1alpha};
+use super::{Chain, EditContext, EditHook, Output, Plugin, Role};
 use crate::machinery::rewrite::read_if_present;
 use crate::machinery::{Change, Context, Syntax, Templates};
 use crate::project::bookkeeping::empty_config;
@@ -61,15 +61,17 @@ impl Plugin for AutoUpdate {
         Some("autoupdate/v1-alpha")
     }
 
-    fn template_dir(&self) -> &'static str {
-        TEMPLATE_DIR
-    }
-
     fn role(&self) -> Role {
         Role::Optional
     }
 
-    fn edit(&self, ctx: &EditContext, out: &mut Output) -> Result<()> {
+    fn edit(&self) -> Option<&dyn EditHook> {
+        Some(self)
+    }
+}
+
+impl EditHook for AutoUpdate {
+    fn plan(&self, ctx: &EditContext, out: &mut Output) -> Result<()> {
         if ctx
             .project
             .cli_version
@@ -104,11 +106,11 @@ impl Plugin for AutoUpdate {
 fn workflow(layout: &[String]) -> Result<String> {
     let templates = Templates::load_with(TEMPLATE_DIR, &["edit"], Syntax::Brackets)?;
     let chain = Chain::from_layout(layout)?;
-    let has = |key: &str| chain.iter().any(|plugin| plugin.key() == key);
+    let language = chain.layout().map(|layout| layout.language());
     let mut context = Context::new();
     context.insert("source", &install_source());
-    context.insert("go", &has(go_v4::KEY));
-    context.insert("rust", &has(rust_v1alpha::KEY));
+    context.insert("go", &(language == Some("go")));
+    context.insert("rust", &(language == Some("rust")));
     templates.render(&format!("edit/{WORKFLOW}.jinja"), &context)
 }
 

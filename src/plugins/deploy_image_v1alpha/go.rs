@@ -5,9 +5,6 @@
 use super::OperandView;
 use super::options::Operand;
 use crate::machinery::Context;
-use crate::plugins::ApiContext;
-use crate::plugins::go_v4::create_api::template_context as go_api_context;
-use anyhow::Result;
 use serde::Serialize;
 
 /// The operand as the Go templates see it (`operand.*`): the shared view
@@ -21,16 +18,11 @@ struct GoOperandView {
     operand: OperandView,
 }
 
-/// The variables of the Go templates and the values of their paths' braced
-/// segments.
-pub fn template_context(
-    ctx: &ApiContext,
-    operand: &Operand,
-) -> Result<(Context, Vec<(&'static str, String)>)> {
-    let mut api = go_api_context(ctx)?;
-    api.context
-        .insert("operand", &operand_view(&ctx.resource.kind, operand));
-    Ok((api.context, api.vars))
+/// The variables of the Go templates: the layout's `create api` variables
+/// `context` with the operand of a `kind`.
+pub fn with_operand(mut context: Context, kind: &str, operand: &Operand) -> Context {
+    context.insert("operand", &operand_view(kind, operand));
+    context
 }
 
 /// The Go templates' view of the operand of a `kind`.

@@ -5,8 +5,9 @@
 //! The plugin runs after the layout (go/v4 or rust/v1-alpha, each with
 //! kustomize/v2) in the same command and fills in the files the layout
 //! plans (the API type, the controller and its test, the sample) with its
-//! own content, in Go (`go.rs`) or in Rust (`rust.rs`); it adds the image
-//! to the manager's environment in `config/manager/manager.yaml` and
+//! own content, in Go (`go.rs`) or in Rust (`rust.rs`), with the variables
+//! the layout gives ([`super::Layout`]); it has the manifests plugin add the
+//! image to the manager's environment ([`super::ManifestsLayout`]) and
 //! records the resource with its options under PROJECT's `plugins:`, as
 //! kubebuilder does, so `alpha generate` runs the same `create api` again.
 
@@ -14,21 +15,16 @@ mod go;
 mod options;
 mod rust;
 
-use super::flags::{bool_flag, text_flag};
-use super::go_v4::post_steps;
-use super::kustomize_v2::{MANAGER_PATH, manager_env};
-use super::rust_v1alpha;
-use super::{AfterWrite, ApiContext, EditContext, Hook, Output, Plugin, Role, WebhookContext};
-use crate::machinery::rewrite::read_if_present;
-use crate::machinery::{Change, Templates, path_vars};
+use super::flags::args_of;
+use super::{AfterWrite, ApiContext, Chain, CreateApiHook, Layout, Output, Plugin, Role};
+use crate::machinery::{Templates, path_vars};
 use crate::project::bookkeeping::plugin_config;
 use crate::project::{ProjectFile, ResourceEntry};
 use crate::resource::{Origin, Resource};
 use anyhow::{Context as _, Result, bail};
-use options::Operand;
+use options::{DeployImageOptions, Operand};
 use serde::Serialize;
 use serde_norway::{Mapping, Value};
-use std::path::Path;
 
 /// The plugin's key.
 pub const KEY: &str = "deploy-image.go.kubebuilder.io/v1-alpha";
@@ -36,14 +32,8 @@ pub const KEY: &str = "deploy-image.go.kubebuilder.io/v1-alpha";
 /// Folder of this plugin's templates under `scaffolds/`.
 const TEMPLATE_DIR: &str = "deploy-image/v1-alpha";
 
-/// `--manifests`: run `make manifests` afterwards.
-const MANIFESTS: &str = "manifests";
-
-/// `--make`: run `make generate` afterwards (go/v4 declares it too).
-const MAKE: &str = "make";
-
-/// How to use the plugin, for refusals.
-const USAGE: &str = "deploy-image/v1-alpha takes part in `create api` only: kubebuilder-rs create api --group <group> --version <version> --kind <Kind> --plugins deploy-image/v1-alpha --image <image>";
+/// The plugin's name in messages.
+const NAME: &str = "deploy-image/v1-alpha";
 
 /// The deploy-image/v1-alpha plugin.
 pub struct DeployImage;
@@ -54,95 +44,64 @@ impl Plugin for DeployImage {
     }
 
     fn short_name(&self) -> Option<&'static str> {
-        Some("deploy-image/v1-alpha")
-    }
-
-    fn template_dir(&self) -> &'static str {
-        TEMPLATE_DIR
+        Some(NAME)
     }
 
     fn role(&self) -> Role {
         Role::Optional
     }
 
-    fn flags(&self, hook: Hook) -> Vec<clap::Arg> {
-        if hook != Hook::CreateApi {
-            return Vec::new();
-        }
-        vec![
-            text_flag(
-                options::IMAGE,
-                "deploy-image/v1-alpha: the container image the controller deploys (e.g. memcached:1.6.26-alpine3.19)",
-            ),
-            text_flag(
-                options::COMMAND,
-                "deploy-image/v1-alpha: the container's command and arguments, comma-separated (e.g. memcached,--memory-limit=64,-v)",
-            ),
-            text_flag(
-                options::PORT,
-                "deploy-image/v1-alpha: the port the container listens on (e.g. 11211); adds containerPort to the spec",
-            ),
-            text_flag(
-                options::RUN_AS_USER,
-                "deploy-image/v1-alpha: the non-root user ID the container runs as (e.g. 1001)",
-            ),
-            bool_flag(
-                MAKE,
-                true,
-                "deploy-image/v1-alpha: run make generate afterwards (--make=false to skip); the Rust layout has no generated code, so there it does nothing",
-            ),
-            bool_flag(
-                MANIFESTS,
-                true,
-                "deploy-image/v1-alpha: run make manifests afterwards, for the new RBAC rules and CRD (--manifests=false to skip)",
-            ),
-        ]
+    fn create_api(&self) -> Option<&dyn CreateApiHook> {
+        Some(self)
+    }
+}
+
+impl CreateApiHook for DeployImage {
+    fn args(&self) -> Vec<clap::Arg> {
+        args_of::<DeployImageOptions>()
     }
 
     fn scaffolds_api_and_controller(&self) -> bool {
         true
     }
 
-    fn create_api(&self, ctx: &ApiContext, out: &mut Output) -> Result<()> {
+    fn plan(&self, ctx: &ApiContext, out: &mut Output) -> Result<()> {
         check_request(ctx)?;
-        let flags = ctx.flags;
+        let options: DeployImageOptions = ctx.flags.get()?;
         let operand = Operand::parse(
-            flags.text(options::IMAGE),
-            flags.text(options::COMMAND),
-            flags.text(options::PORT),
-            flags.text(options::RUN_AS_USER),
+            options.image.as_deref(),
+            options.image_container_command.as_deref(),
+            options.image_container_port.as_deref(),
+            options.run_as_user.as_deref(),
         )?;
-        plan_files(ctx, &operand, out)?;
-        plan_manager_env(ctx.dir, &ctx.resource.kind, &operand, out)?;
+        let chain = Chain::from_layout(&ctx.project.layout)?;
+        plan_files(ctx, language_layout(&chain)?, &operand, out)?;
+        let Some(manifests) = chain.manifests_layout() else {
+            bail!(
+                "{NAME} passes the image to the manager in config/, which the project's chain ({}) does not write: add kustomize/v2 to its layout",
+                chain.layout.join(",")
+            );
+        };
+        let env_var = Operand::env_var(&ctx.resource.kind);
+        manifests.plan_manager_env(ctx.dir, &env_var, &operand.image, NAME, out)?;
         out.configs
             .push((KEY, section(ctx.project, ctx.resource, &operand)));
         Ok(())
     }
 
-    fn create_webhook(&self, _ctx: &WebhookContext, _out: &mut Output) -> Result<()> {
-        bail!("{USAGE}")
-    }
-
-    fn edit(&self, _ctx: &EditContext, _out: &mut Output) -> Result<()> {
-        bail!("{USAGE}")
-    }
-
-    fn after_write(&self, hook: Hook, ctx: &AfterWrite) -> Result<()> {
-        if hook != Hook::CreateApi || !ctx.flags.is_on(MANIFESTS) {
-            return Ok(());
+    fn after_write(&self, ctx: &AfterWrite) -> Result<()> {
+        let options: DeployImageOptions = ctx.flags.get()?;
+        match ctx.chain.layout() {
+            Some(layout) if options.manifests => layout.make_manifests(ctx.dir),
+            _ => Ok(()),
         }
-        if ctx.chain.contains(rust_v1alpha::KEY) {
-            return rust::run_manifests(ctx.dir);
-        }
-        post_steps::require_go(ctx.dir)?;
-        post_steps::run_make(ctx.dir, "manifests")
     }
 
-    fn recorded_api_flags(
+    fn replay_args(
         &self,
         project: &ProjectFile,
         entry: &ResourceEntry,
-    ) -> Result<Option<Vec<(&'static str, String)>>> {
+    ) -> Result<Option<Vec<String>>> {
         let group = entry.group.as_deref().unwrap_or_default();
         let Some(recorded) = recorded_resources(project)
             .into_iter()
@@ -160,14 +119,20 @@ impl Plugin for DeployImage {
                 entry.version, entry.kind
             )
         })?;
-        let mut flags = operand.flags();
-        flags.push((MANIFESTS, "false".into()));
-        Ok(Some(flags))
+        let mut args = operand.args();
+        args.push("--manifests=false".to_string());
+        Ok(Some(args))
     }
+}
 
-    fn replayed_by_edit(&self) -> bool {
-        false
-    }
+/// The language layout of the project, whose files the plugin fills in.
+fn language_layout(chain: &Chain) -> Result<&'static dyn Layout> {
+    chain.layout().with_context(|| {
+        format!(
+            "{NAME} scaffolds the API in the project's language, and the project's chain ({}) has no language layout",
+            chain.layout.join(",")
+        )
+    })
 }
 
 /// The plugin scaffolds a new API type of the project together with its
@@ -205,21 +170,32 @@ fn check_request(ctx: &ApiContext) -> Result<()> {
 }
 
 /// Renders the plugin's templates over the files the layout and
-/// kustomize/v2 planned for the resource: the sample, then the layout's
-/// own (`create-api/go` or `create-api/rust`).
-fn plan_files(ctx: &ApiContext, operand: &Operand, out: &mut Output) -> Result<()> {
+/// kustomize/v2 planned for the resource: the sample, then those of the
+/// layout's language (`create-api/go` or `create-api/rust`).
+fn plan_files(
+    ctx: &ApiContext,
+    layout: &dyn Layout,
+    operand: &Operand,
+    out: &mut Output,
+) -> Result<()> {
     let templates = Templates::load(TEMPLATE_DIR, &["create-api"])?;
-    let in_rust = ctx
-        .project
-        .layout
-        .iter()
-        .any(|key| key == rust_v1alpha::KEY);
-    let (context, mut vars, language) = if in_rust {
-        let (context, vars) = rust::template_context(ctx, operand);
-        (context, vars, "create-api/rust")
-    } else {
-        let (context, vars) = go::template_context(ctx, operand)?;
-        (context, vars, "create-api/go")
+    let api = layout.api_template_context(ctx)?;
+    let kind = &ctx.resource.kind;
+    let (context, mut vars, language) = match layout.language() {
+        "go" => (
+            go::with_operand(api.context, kind, operand),
+            api.vars,
+            "create-api/go",
+        ),
+        "rust" => (
+            rust::with_operand(api.context, kind, operand),
+            api.vars,
+            "create-api/rust",
+        ),
+        other => bail!(
+            "{NAME} has no templates for the {} layout ({other}): use it with go/v4 or rust/v1-alpha",
+            layout.name()
+        ),
     };
     vars.push(("group", ctx.resource.group.clone()));
     let vars = path_vars(&vars);
@@ -229,23 +205,6 @@ fn plan_files(ctx: &ApiContext, operand: &Operand, out: &mut Output) -> Result<(
             out.plan.fill_in(template.output_with(&vars), contents);
         }
     }
-    Ok(())
-}
-
-/// Adds the image's variable to the manager's environment.
-fn plan_manager_env(dir: &Path, kind: &str, operand: &Operand, out: &mut Output) -> Result<()> {
-    let path = Path::new(MANAGER_PATH);
-    let Some(text) = read_if_present(dir, path)? else {
-        bail!(
-            "{MANAGER_PATH} does not exist, and deploy-image/v1-alpha passes the image to the manager there: restore it (the kustomize/v2 plugin writes it on init)"
-        );
-    };
-    let text = text.replace("\r\n", "\n");
-    let contents = manager_env::with_env_var(&text, &Operand::env_var(kind), &operand.image)?;
-    out.plan.push(Change::Write {
-        path: path.into(),
-        contents,
-    });
     Ok(())
 }
 

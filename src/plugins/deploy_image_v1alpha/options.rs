@@ -7,6 +7,7 @@
 //! command), `containerPort` and `runAsUser`.
 
 use anyhow::{Result, bail};
+use clap::ArgAction;
 use serde_norway::{Mapping, Value};
 
 /// `--image`: the container image the controller deploys.
@@ -17,6 +18,50 @@ pub const COMMAND: &str = "image-container-command";
 pub const PORT: &str = "image-container-port";
 /// `--run-as-user`: the user ID the container runs as.
 pub const RUN_AS_USER: &str = "run-as-user";
+
+/// The plugin's flags on `create api`.
+#[derive(Debug, clap::Args)]
+pub struct DeployImageOptions {
+    /// `--image`.
+    #[arg(
+        long,
+        value_name = "image",
+        help = "deploy-image/v1-alpha: the container image the controller deploys (e.g. memcached:1.6.26-alpine3.19)"
+    )]
+    pub image: Option<String>,
+    /// `--image-container-command`.
+    #[arg(
+        long,
+        value_name = "image-container-command",
+        help = "deploy-image/v1-alpha: the container's command and arguments, comma-separated (e.g. memcached,--memory-limit=64,-v)"
+    )]
+    pub image_container_command: Option<String>,
+    /// `--image-container-port`.
+    #[arg(
+        long,
+        value_name = "image-container-port",
+        help = "deploy-image/v1-alpha: the port the container listens on (e.g. 11211); adds containerPort to the spec"
+    )]
+    pub image_container_port: Option<String>,
+    /// `--run-as-user`.
+    #[arg(
+        long,
+        value_name = "run-as-user",
+        help = "deploy-image/v1-alpha: the non-root user ID the container runs as (e.g. 1001)"
+    )]
+    pub run_as_user: Option<String>,
+    /// `--make`, which go/v4 declares too and acts on: declared here so
+    /// that the flag is accepted with this plugin in any layout.
+    #[arg(long, value_name = "make", action = ArgAction::Set, num_args = 0..=1,
+          default_value_t = true, default_missing_value = "true", require_equals = true,
+          help = "deploy-image/v1-alpha: run make generate afterwards (--make=false to skip); the Rust layout has no generated code, so there it does nothing")]
+    pub make: bool,
+    /// `--manifests`: run `make manifests` afterwards.
+    #[arg(long, value_name = "manifests", action = ArgAction::Set, num_args = 0..=1,
+          default_value_t = true, default_missing_value = "true", require_equals = true,
+          help = "deploy-image/v1-alpha: run make manifests afterwards, for the new RBAC rules and CRD (--manifests=false to skip)")]
+    pub manifests: bool,
+}
 
 /// The highest user ID Kubernetes accepts in `runAsUser`.
 const MAX_USER_ID: u32 = 2_147_483_647;
@@ -58,19 +103,19 @@ impl Operand {
         })
     }
 
-    /// The values of this plugin's flags that give this operand.
-    pub fn flags(&self) -> Vec<(&'static str, String)> {
-        let mut flags = vec![(IMAGE, self.image.clone())];
+    /// The arguments of this plugin's flags that give this operand.
+    pub fn args(&self) -> Vec<String> {
+        let mut args = vec![format!("--{IMAGE}={}", self.image)];
         if !self.command.is_empty() {
-            flags.push((COMMAND, self.command.join(",")));
+            args.push(format!("--{COMMAND}={}", self.command.join(",")));
         }
         if let Some(port) = self.container_port {
-            flags.push((PORT, port.to_string()));
+            args.push(format!("--{PORT}={port}"));
         }
         if let Some(user) = self.run_as_user {
-            flags.push((RUN_AS_USER, user.to_string()));
+            args.push(format!("--{RUN_AS_USER}={user}"));
         }
-        flags
+        args
     }
 
     /// The `options` mapping PROJECT records, values as strings.
@@ -206,7 +251,7 @@ mod tests {
         let operand = Operand::parse(Some("busybox:1.36"), None, Some(""), None).unwrap();
         assert!(operand.command.is_empty());
         assert_eq!(operand.container_port, None);
-        assert_eq!(operand.flags(), [(IMAGE, "busybox:1.36".to_string())]);
+        assert_eq!(operand.args(), ["--image=busybox:1.36"]);
         let err = Operand::parse(None, None, None, None).unwrap_err();
         assert!(err.to_string().contains("needs --image"), "{err}");
     }

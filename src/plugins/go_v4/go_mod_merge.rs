@@ -354,7 +354,7 @@ replace github.com/user/lib => ../lib
 
     #[test]
     fn the_go_plugin_offers_it() {
-        use crate::plugins::Plugin as _;
+        use crate::plugins::UpdateHook as _;
         let mergers = super::super::GoBase.file_mergers();
         assert!(mergers.iter().any(|m| m.handles(Path::new("go.mod"))));
     }

@@ -18,15 +18,17 @@ mod versions;
 
 pub use versions::{Versions, versions};
 
-use super::flags::{bool_flag, text_flag};
+use super::flags::args_of;
 use super::{
-    AfterWrite, ApiContext, EditContext, Flags, Hook, InitContext, License, Output, Plugin, Role,
-    WebhookContext,
+    AfterWrite, ApiContext, ApiTemplateContext, CreateApiHook, CreateWebhookHook, DomainOption,
+    EditContext, EditHook, Flags, InitContext, InitHook, Layout, License, Output, Plugin,
+    ReplaySettings, Role, UpdateHook, WebhookContext,
 };
 use crate::machinery::{Change, Rewrite, Templates};
 use crate::project::ProjectFile;
 use crate::resource::{ExternalApi, Origin, Resource, naming};
 use anyhow::{Context as _, Result, bail};
+use clap::ArgAction;
 use std::path::{Path, PathBuf};
 
 /// The plugin's key.
@@ -49,51 +51,77 @@ impl Plugin for GoBase {
         KEY
     }
 
-    fn template_dir(&self) -> &'static str {
-        TEMPLATE_DIR
-    }
-
     fn role(&self) -> Role {
         Role::Language
     }
 
-    fn flags(&self, hook: Hook) -> Vec<clap::Arg> {
-        match hook {
-            Hook::Init => vec![
-                text_flag(
-                    "repo",
-                    "Go module path; read from an existing go.mod when not given",
-                ),
-                bool_flag(
-                    "skip-go-version-check",
-                    false,
-                    "Do not check that the installed Go is new enough",
-                ),
-                bool_flag(
-                    "fetch-deps",
-                    true,
-                    "Download dependencies (go mod tidy) after writing the files",
-                ),
-            ],
-            Hook::CreateApi | Hook::CreateWebhook => {
-                let mut flags = external_api_flags();
-                flags.push(bool_flag(
-                    "make",
-                    true,
-                    "Run make generate, go fmt and go mod tidy afterwards (--make=false to skip)",
-                ));
-                flags
-            }
-            Hook::Edit => Vec::new(),
-        }
+    fn init(&self) -> Option<&dyn InitHook> {
+        Some(self)
     }
 
-    fn prepare_init(&self, ctx: &InitContext, project: &mut ProjectFile) -> Result<()> {
-        if !ctx.flags.is_on("skip-go-version-check") {
+    fn create_api(&self) -> Option<&dyn CreateApiHook> {
+        Some(self)
+    }
+
+    fn create_webhook(&self) -> Option<&dyn CreateWebhookHook> {
+        Some(self)
+    }
+
+    fn edit(&self) -> Option<&dyn EditHook> {
+        Some(self)
+    }
+
+    fn layout(&self) -> Option<&dyn Layout> {
+        Some(self)
+    }
+
+    fn update(&self) -> Option<&dyn UpdateHook> {
+        Some(self)
+    }
+}
+
+/// go/v4's flags on `init`.
+#[derive(Debug, clap::Args)]
+struct InitOptions {
+    #[arg(
+        long,
+        value_name = "repo",
+        help = "Go module path; read from an existing go.mod when not given"
+    )]
+    repo: Option<String>,
+    #[arg(long, value_name = "skip-go-version-check", action = ArgAction::Set, num_args = 0..=1,
+          default_value_t = false, default_missing_value = "true", require_equals = true,
+          help = "Do not check that the installed Go is new enough")]
+    skip_go_version_check: bool,
+    #[arg(long, value_name = "fetch-deps", action = ArgAction::Set, num_args = 0..=1,
+          default_value_t = true, default_missing_value = "true", require_equals = true,
+          help = "Download dependencies (go mod tidy) after writing the files")]
+    fetch_deps: bool,
+}
+
+/// go/v4's flags on `create api` and `create webhook`.
+#[derive(Debug, clap::Args)]
+struct CreateOptions {
+    #[command(flatten)]
+    external: ExternalApiOptions,
+    #[arg(long, value_name = "make", action = ArgAction::Set, num_args = 0..=1,
+          default_value_t = true, default_missing_value = "true", require_equals = true,
+          help = "Run make generate, go fmt and go mod tidy afterwards (--make=false to skip)")]
+    make: bool,
+}
+
+impl InitHook for GoBase {
+    fn args(&self) -> Vec<clap::Arg> {
+        args_of::<InitOptions>()
+    }
+
+    fn prepare(&self, ctx: &InitContext, project: &mut ProjectFile) -> Result<()> {
+        let options: InitOptions = ctx.flags.get()?;
+        if !options.skip_go_version_check {
             toolchain::check_go_version(&versions().go)?;
         }
-        let repo = match ctx.flags.text("repo") {
-            Some(repo) => repo.to_string(),
+        let repo = match options.repo {
+            Some(repo) => repo,
             None => module_of_go_mod(ctx.dir)?.with_context(|| {
                 "cannot tell the Go module path: pass --repo (for example --repo github.com/example/guestbook)".to_string()
             })?,
@@ -103,7 +131,7 @@ impl Plugin for GoBase {
         Ok(())
     }
 
-    fn init(&self, ctx: &InitContext, project: &ProjectFile, out: &mut Output) -> Result<()> {
+    fn plan(&self, ctx: &InitContext, project: &ProjectFile, out: &mut Output) -> Result<()> {
         let templates = Templates::load(TEMPLATE_DIR, &["init", "licenses"])?;
         let repo = project.repo.clone().unwrap_or_default();
         // Like kubebuilder, the file keeps the placeholder YEAR, which
@@ -124,44 +152,147 @@ impl Plugin for GoBase {
         Ok(())
     }
 
+    fn after_write(&self, ctx: &AfterWrite) -> Result<()> {
+        let options: InitOptions = ctx.flags.get()?;
+        if options.fetch_deps {
+            fetch_deps(ctx.dir)?;
+        }
+        Ok(())
+    }
+
+    fn next_steps(&self) -> Option<&'static str> {
+        Some(
+            "Next: define an API with\n  kubebuilder-rs create api --group <group> --version <version> --kind <Kind>",
+        )
+    }
+
+    fn replay_args(&self, project: &ProjectFile, settings: &ReplaySettings) -> Result<Vec<String>> {
+        let repo = project
+            .repo
+            .as_deref()
+            .context("PROJECT has no `repo` (the Go module path), which init needs; add it")?;
+        Ok(vec![
+            format!("--repo={repo}"),
+            "--fetch-deps=false".to_string(),
+            format!("--skip-go-version-check={}", settings.skip_toolchain_check),
+        ])
+    }
+}
+
+/// Gives `resource` its Go package path and, unless `recorded` (a webhook
+/// for an external type PROJECT records, which takes the recorded path and
+/// module; --external-api-domain only picked the entry), the external type
+/// the flags describe.
+fn shape_resource(
+    project: &ProjectFile,
+    flags: &Flags,
+    resource: &mut Resource,
+    recorded: bool,
+) -> Result<()> {
+    let options: CreateOptions = flags.get()?;
+    let external = if recorded {
+        None
+    } else {
+        external_api(&options.external)?
+    };
+    if let Some(external) = external {
+        let domain = project.domain.clone().unwrap_or_default();
+        resource.set_origin(Origin::External(external), &domain);
+    }
+    resource.path = Some(resource_view::package_path(
+        resource,
+        project.repo.as_deref().unwrap_or_default(),
+        project.multigroup == Some(true),
+    ));
+    Ok(())
+}
+
+impl CreateApiHook for GoBase {
+    fn args(&self) -> Vec<clap::Arg> {
+        args_of::<CreateOptions>()
+    }
+
     fn shape_resource(
         &self,
-        hook: Hook,
         project: &ProjectFile,
         flags: &Flags,
         resource: &mut Resource,
     ) -> Result<()> {
-        // A webhook for an external type PROJECT records takes the recorded
-        // path and module; --external-api-domain only picked the entry.
-        let recorded = hook == Hook::CreateWebhook && resource.external;
-        let external = if recorded { None } else { external_api(flags)? };
-        if let Some(external) = external {
-            let domain = project.domain.clone().unwrap_or_default();
-            resource.set_origin(Origin::External(external), &domain);
-        }
-        resource.path = Some(resource_view::package_path(
-            resource,
-            project.repo.as_deref().unwrap_or_default(),
-            project.multigroup == Some(true),
-        ));
-        Ok(())
+        shape_resource(project, flags, resource, false)
     }
 
-    fn create_api(&self, ctx: &ApiContext, out: &mut Output) -> Result<()> {
+    fn plan(&self, ctx: &ApiContext, out: &mut Output) -> Result<()> {
         create_api::plan(ctx, out)
     }
 
-    fn create_webhook(&self, ctx: &WebhookContext, out: &mut Output) -> Result<()> {
+    fn after_write(&self, ctx: &AfterWrite) -> Result<()> {
+        let options: CreateOptions = ctx.flags.get()?;
+        if !options.make {
+            return Ok(());
+        }
+        // Only the new version's API package needs generated code;
+        // an unversioned external module is resolved by `go get`.
+        let external = external_api(&options.external)?;
+        let changes = post_steps::Changes {
+            written: ctx.written,
+            go_get: unversioned_module(external.as_ref()).into_iter().collect(),
+            api_packages: post_steps::api_packages(
+                ctx.written,
+                ctx.resource.map(|r| r.version.as_str()),
+            ),
+        };
+        post_steps::require_go(ctx.dir)?;
+        post_steps::run(ctx.dir, &changes)
+    }
+}
+
+impl CreateWebhookHook for GoBase {
+    fn args(&self) -> Vec<clap::Arg> {
+        args_of::<CreateOptions>()
+    }
+
+    fn domain_option(&self, flags: &Flags) -> Result<Option<DomainOption>> {
+        let options: CreateOptions = flags.get()?;
+        Ok(Some(DomainOption {
+            name: "--external-api-domain",
+            value: options.external.external_api_domain,
+            describes_new_type: options.external.external_api_path.is_some(),
+        }))
+    }
+
+    fn shape_resource(
+        &self,
+        project: &ProjectFile,
+        flags: &Flags,
+        resource: &mut Resource,
+    ) -> Result<()> {
+        let recorded = resource.external;
+        shape_resource(project, flags, resource, recorded)
+    }
+
+    fn plan(&self, ctx: &WebhookContext, out: &mut Output) -> Result<()> {
         create_webhook::plan(ctx, &mut out.plan)
     }
 
-    fn manager_takes_flag(&self, dir: &Path, name: &str) -> Result<Option<bool>> {
-        // The flag package registers a flag by its name as a string literal.
-        let literal = format!("\"{name}\"");
-        super::source_defines_flag(dir, MAIN_PATH, &[&literal]).map(Some)
+    fn after_write(&self, ctx: &AfterWrite) -> Result<()> {
+        let options: CreateOptions = ctx.flags.get()?;
+        if !options.make {
+            return Ok(());
+        }
+        // Webhooks change no API types, so no code is generated; a
+        // missing external module is found by the import check.
+        let changes = post_steps::Changes {
+            written: ctx.written,
+            go_get: Vec::new(),
+            api_packages: Default::default(),
+        };
+        post_steps::require_go(ctx.dir)?;
+        post_steps::run(ctx.dir, &changes)
     }
+}
 
-    fn edit(&self, ctx: &EditContext, out: &mut Output) -> Result<()> {
+impl EditHook for GoBase {
+    fn plan(&self, ctx: &EditContext, out: &mut Output) -> Result<()> {
         edit::plan(ctx, out)
     }
 
@@ -173,39 +304,54 @@ impl Plugin for GoBase {
     ) -> Result<Vec<Rewrite>> {
         edit::namespace_rewrites(dir, project, namespaced)
     }
+}
 
-    fn after_write(&self, hook: Hook, ctx: &AfterWrite) -> Result<()> {
-        let make = ctx.flags.is_on("make");
-        match hook {
-            Hook::Init if ctx.flags.is_on("fetch-deps") => fetch_deps(ctx.dir),
-            Hook::CreateApi if make => {
-                // Only the new version's API package needs generated code;
-                // an unversioned external module is resolved by `go get`.
-                let external = external_api(ctx.flags)?;
-                let changes = post_steps::Changes {
-                    written: ctx.written,
-                    go_get: unversioned_module(external.as_ref()).into_iter().collect(),
-                    api_packages: post_steps::api_packages(
-                        ctx.written,
-                        ctx.resource.map(|r| r.version.as_str()),
-                    ),
-                };
-                post_steps::require_go(ctx.dir)?;
-                post_steps::run(ctx.dir, &changes)
-            }
-            Hook::CreateWebhook if make => {
-                // Webhooks change no API types, so no code is generated; a
-                // missing external module is found by the import check.
-                let changes = post_steps::Changes {
-                    written: ctx.written,
-                    go_get: Vec::new(),
-                    api_packages: Default::default(),
-                };
-                post_steps::require_go(ctx.dir)?;
-                post_steps::run(ctx.dir, &changes)
-            }
-            _ => Ok(()),
-        }
+impl Layout for GoBase {
+    fn name(&self) -> &'static str {
+        "go/v4"
+    }
+
+    fn language(&self) -> &'static str {
+        "go"
+    }
+
+    fn versions(&self) -> Vec<(&'static str, String)> {
+        let v = versions();
+        vec![
+            ("Go", v.go.clone()),
+            ("controller-runtime", v.controller_runtime.clone()),
+            (
+                "Kubernetes API",
+                format!("{} (k8s.io/api, apimachinery, client-go)", v.k8s_api),
+            ),
+            ("controller-tools", v.controller_tools.clone()),
+            ("kustomize", v.kustomize.clone()),
+            ("golangci-lint", v.golangci_lint.clone()),
+            ("envtest Kubernetes", v.kubernetes.clone()),
+        ]
+    }
+
+    fn api_template_context(&self, ctx: &ApiContext) -> Result<ApiTemplateContext> {
+        let api = create_api::template_context(ctx)?;
+        Ok(ApiTemplateContext {
+            context: api.context,
+            vars: api.vars,
+        })
+    }
+
+    fn make_manifests(&self, dir: &Path) -> Result<()> {
+        post_steps::require_go(dir)?;
+        post_steps::run_make(dir, "manifests")
+    }
+
+    fn manager_takes_flag(&self, dir: &Path, name: &str) -> Result<bool> {
+        // The flag package registers a flag by its name as a string literal.
+        let literal = format!("\"{name}\"");
+        super::source_defines_flag(dir, MAIN_PATH, &[&literal])
+    }
+
+    fn webhook_dir(&self) -> &'static str {
+        "internal/webhook"
     }
 
     fn after_generate(&self, dir: &Path, project: &ProjectFile, written: &[PathBuf]) -> Result<()> {
@@ -229,18 +375,10 @@ impl Plugin for GoBase {
             .ok()
             .map(License::Custom)
     }
+}
 
-    fn next_steps(&self, hook: Hook) -> Option<&'static str> {
-        (hook == Hook::Init).then_some(
-            "Next: define an API with\n  kubebuilder-rs create api --group <group> --version <version> --kind <Kind>",
-        )
-    }
-
-    fn update_steps(
-        &self,
-        _dir: &Path,
-        conflicted: &[PathBuf],
-    ) -> Vec<crate::machinery::steps::Step> {
+impl UpdateHook for GoBase {
+    fn steps(&self, _dir: &Path, conflicted: &[PathBuf]) -> Vec<crate::machinery::steps::Step> {
         update_steps(conflicted)
     }
 
@@ -330,29 +468,34 @@ mod update_step_tests {
 }
 
 /// `--external-api-path`, `--external-api-domain`, `--external-api-module`.
-fn external_api_flags() -> Vec<clap::Arg> {
-    vec![
-        text_flag(
-            "external-api-path",
-            "Import path of a type from another module (e.g. github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1)",
-        ),
-        text_flag(
-            "external-api-domain",
-            "Domain of the external type's group (e.g. io for cert-manager.io)",
-        ),
-        text_flag(
-            "external-api-module",
-            "Module of the external type, with an optional @version",
-        ),
-    ]
+#[derive(Debug, clap::Args)]
+struct ExternalApiOptions {
+    #[arg(
+        long,
+        value_name = "external-api-path",
+        help = "Import path of a type from another module (e.g. github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1)"
+    )]
+    external_api_path: Option<String>,
+    #[arg(
+        long,
+        value_name = "external-api-domain",
+        help = "Domain of the external type's group (e.g. io for cert-manager.io)"
+    )]
+    external_api_domain: Option<String>,
+    #[arg(
+        long,
+        value_name = "external-api-module",
+        help = "Module of the external type, with an optional @version"
+    )]
+    external_api_module: Option<String>,
 }
 
 /// The external type described by `--external-api-path`, `-domain` and
 /// `-module`, if any.
-fn external_api(flags: &Flags) -> Result<Option<ExternalApi>> {
-    let path = flags.text("external-api-path");
-    let domain = flags.text("external-api-domain");
-    let module = flags.text("external-api-module");
+fn external_api(options: &ExternalApiOptions) -> Result<Option<ExternalApi>> {
+    let path = options.external_api_path.as_deref();
+    let domain = options.external_api_domain.as_deref();
+    let module = options.external_api_module.as_deref();
     match (path, module) {
         (None, None) => {
             if domain.is_some() {

@@ -12,7 +12,7 @@
 
 mod config;
 
-use super::{EditContext, Output, Plugin, Role};
+use super::{EditContext, EditHook, Output, Plugin, Role};
 use crate::machinery::rewrite::read_if_present;
 use crate::machinery::{Change, Context, Templates};
 use crate::project::bookkeeping::empty_config;
@@ -43,15 +43,17 @@ impl Plugin for Grafana {
         Some("grafana/v1-alpha")
     }
 
-    fn template_dir(&self) -> &'static str {
-        TEMPLATE_DIR
-    }
-
     fn role(&self) -> Role {
         Role::Optional
     }
 
-    fn edit(&self, ctx: &EditContext, out: &mut Output) -> Result<()> {
+    fn edit(&self) -> Option<&dyn EditHook> {
+        Some(self)
+    }
+}
+
+impl EditHook for Grafana {
+    fn plan(&self, ctx: &EditContext, out: &mut Output) -> Result<()> {
         let templates = Templates::load(TEMPLATE_DIR, &["edit", "custom"])?;
         // A panel (or query) that reads a metric the project's manager does
         // not export, such as a Go runtime's `go_*` in a Rust manager, is
@@ -78,6 +80,10 @@ impl Plugin for Grafana {
         }
         out.configs.push((KEY, empty_config()));
         Ok(())
+    }
+
+    fn user_files(&self) -> &'static [&'static str] {
+        &[CONFIG_PATH]
     }
 }
 

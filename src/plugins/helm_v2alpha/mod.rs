@@ -27,8 +27,8 @@ mod manifests;
 mod objects;
 mod values;
 
-use super::flags::text_flag;
-use super::{EditContext, Hook, Output, Plugin, Role};
+use super::flags::args_of;
+use super::{EditContext, EditHook, Output, Plugin, Role};
 use crate::machinery::rewrite::read_if_present;
 use crate::machinery::steps::{Progress, Step};
 use crate::machinery::{Change, Context, Syntax, Templates};
@@ -85,31 +85,75 @@ impl Plugin for Helm {
         Some("helm/v2-alpha")
     }
 
-    fn template_dir(&self) -> &'static str {
-        TEMPLATE_DIR
-    }
-
     fn role(&self) -> Role {
         Role::Optional
     }
 
-    fn flags(&self, hook: Hook) -> Vec<clap::Arg> {
-        if hook != Hook::Edit {
-            return Vec::new();
-        }
-        vec![
-            text_flag(
-                "manifests",
-                "helm/v2-alpha: the kustomize output the chart is built from [default: dist/install.yaml, or what PROJECT records]",
-            ),
-            text_flag(
-                "output-dir",
-                "helm/v2-alpha: the folder the chart/ folder goes to [default: dist, or what PROJECT records]",
-            ),
-        ]
+    fn edit(&self) -> Option<&dyn EditHook> {
+        Some(self)
+    }
+}
+
+/// The plugin's flags on `edit`.
+#[derive(Debug, clap::Args)]
+struct HelmOptions {
+    #[arg(
+        long,
+        value_name = "manifests",
+        help = "helm/v2-alpha: the kustomize output the chart is built from [default: dist/install.yaml, or what PROJECT records]"
+    )]
+    manifests: Option<String>,
+    #[arg(
+        long,
+        value_name = "output-dir",
+        help = "helm/v2-alpha: the folder the chart/ folder goes to [default: dist, or what PROJECT records]"
+    )]
+    output_dir: Option<String>,
+}
+
+/// What the chart is planned from when the kustomize output is missing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Missing {
+    /// Build it first (`edit`).
+    Build,
+    /// Leave the chart out (`alpha generate`'s replay, in a tree whose
+    /// toolchain has not run yet).
+    Skip,
+}
+
+impl EditHook for Helm {
+    fn args(&self) -> Vec<clap::Arg> {
+        args_of::<HelmOptions>()
     }
 
-    fn edit(&self, ctx: &EditContext, out: &mut Output) -> Result<()> {
+    fn plan(&self, ctx: &EditContext, out: &mut Output) -> Result<()> {
+        self.plan_chart(ctx, out, Missing::Build)
+    }
+
+    fn plan_replay(&self, ctx: &EditContext, out: &mut Output) -> Result<()> {
+        self.plan_chart(ctx, out, Missing::Skip)
+    }
+
+    /// For `alpha generate --make`: builds the kustomize output the chart is
+    /// made from (`make build-installer`), when PROJECT names the default
+    /// manifests file and the Makefile has the target; `alpha generate` then
+    /// runs the plugin again to write the chart.
+    fn after_generate(&self, dir: &Path, project: &ProjectFile) -> Result<()> {
+        let manifests = recorded_text(project.plugins.get(KEY), "manifests");
+        if manifests.is_some_and(|m| m != DEFAULT_MANIFESTS) {
+            return Ok(());
+        }
+        if !has_make_target(dir, "build-installer")? {
+            return Ok(());
+        }
+        Progress::new().run(dir, &Step::new("make", &["build-installer"]))
+    }
+}
+
+impl Helm {
+    /// Plans the chart and the project's Helm files; `missing` says what to
+    /// do when the kustomize output does not exist.
+    fn plan_chart(&self, ctx: &EditContext, out: &mut Output, missing: Missing) -> Result<()> {
         let settings = Settings::resolve(ctx)?;
         let name = chart_name(ctx.project)?;
         let templates = Templates::load_with(TEMPLATE_DIR, &["edit"], Syntax::Brackets)?;
@@ -117,7 +161,7 @@ impl Plugin for Helm {
         context.insert("name", &name);
         context.insert("chart_dir", &settings.chart_dir());
         context.insert("helm_version", HELM_VERSION);
-        let manifests = match manifests_text(ctx, &settings, out)? {
+        let manifests = match manifests_text(ctx, &settings, out, missing)? {
             Some(text) => Some(Manifests::parse(&text, &settings.manifests)?),
             None => None,
         };
@@ -139,26 +183,6 @@ impl Plugin for Helm {
         out.configs.push((KEY, settings.config()));
         Ok(())
     }
-
-    /// For `alpha generate --make`: builds the kustomize output the chart is
-    /// made from (`make build-installer`), when PROJECT names the default
-    /// manifests file and the Makefile has the target; `alpha generate` then
-    /// runs the plugin again to write the chart.
-    fn after_generate(
-        &self,
-        dir: &Path,
-        project: &ProjectFile,
-        _written: &[PathBuf],
-    ) -> Result<()> {
-        let manifests = recorded_text(project.plugins.get(KEY), "manifests");
-        if manifests.is_some_and(|m| m != DEFAULT_MANIFESTS) {
-            return Ok(());
-        }
-        if !has_make_target(dir, "build-installer")? {
-            return Ok(());
-        }
-        Progress::new().run(dir, &Step::new("make", &["build-installer"]))
-    }
 }
 
 /// The make targets that build the default kustomize output, in order.
@@ -173,12 +197,13 @@ fn manifests_text(
     ctx: &EditContext,
     settings: &Settings,
     out: &mut Output,
+    missing: Missing,
 ) -> Result<Option<String>> {
     let path = Path::new(&settings.manifests);
     if let Some(text) = read_if_present(ctx.dir, path)? {
         return Ok(Some(text));
     }
-    if ctx.request.regenerating {
+    if missing == Missing::Skip {
         return Ok(None);
     }
     if settings.manifests != DEFAULT_MANIFESTS || !has_make_target(ctx.dir, "build-installer")? {
@@ -227,20 +252,23 @@ struct Settings {
 impl Settings {
     /// The flags given, else what PROJECT records, else the defaults.
     fn resolve(ctx: &EditContext) -> Result<Self> {
+        let options: HelmOptions = ctx.flags.get()?;
         let recorded = ctx.project.plugins.get(KEY);
-        let pick = |flag: &str, key: &str, default: &str| -> Result<String> {
-            let value = ctx
-                .flags
-                .text(flag)
-                .map(str::to_string)
+        let pick = |given: Option<String>, flag: &str, key: &str, default: &str| {
+            let value = given
                 .or_else(|| recorded_text(recorded, key))
                 .unwrap_or_else(|| default.to_string());
             check_inside(flag, &value)?;
-            Ok(value.trim_end_matches('/').to_string())
+            Ok::<_, anyhow::Error>(value.trim_end_matches('/').to_string())
         };
         Ok(Self {
-            manifests: pick("manifests", "manifests", DEFAULT_MANIFESTS)?,
-            output: pick("output-dir", "output", DEFAULT_OUTPUT)?,
+            manifests: pick(
+                options.manifests,
+                "manifests",
+                "manifests",
+                DEFAULT_MANIFESTS,
+            )?,
+            output: pick(options.output_dir, "output-dir", "output", DEFAULT_OUTPUT)?,
         })
     }
 

@@ -4,14 +4,17 @@
 //! every layout whose manager reads the same flags can reuse it, and
 //! `init --plugins kustomize/v2` alone writes PROJECT and `config/` only.
 
-pub(crate) mod manager_env;
+mod manager_env;
 
-use super::{ApiContext, InitContext, Output, Plugin, Role, WebhookContext};
-use crate::machinery::rewrite::{self, Rewrite};
+use super::{
+    ApiContext, CreateApiHook, CreateWebhookHook, EditContext, EditHook, InitContext, InitHook,
+    ManifestsLayout, Output, Plugin, Role, WebhookContext,
+};
+use crate::machinery::rewrite::{self, Rewrite, read_if_present};
 use crate::machinery::{Change, Context, Fragments, Templates};
 use crate::project::ProjectFile;
 use crate::resource::Resource;
-use anyhow::Result;
+use anyhow::{Result, bail};
 use std::path::Path;
 
 /// The plugin's key.
@@ -29,7 +32,7 @@ const NAMESPACE_DEPENDENT: &[&str] = &[
 ];
 
 /// The manager's Deployment, whose environment other plugins extend.
-pub(crate) const MANAGER_PATH: &str = "config/manager/manager.yaml";
+const MANAGER_PATH: &str = "config/manager/manager.yaml";
 
 /// The variable that limits a namespaced manager to its namespace.
 const WATCH_NAMESPACE: &str = "WATCH_NAMESPACE";
@@ -63,15 +66,33 @@ impl Plugin for Kustomize {
         Some("kustomize/v2")
     }
 
-    fn template_dir(&self) -> &'static str {
-        TEMPLATE_DIR
-    }
-
     fn role(&self) -> Role {
         Role::Manifests
     }
 
-    fn init(&self, _ctx: &InitContext, project: &ProjectFile, out: &mut Output) -> Result<()> {
+    fn init(&self) -> Option<&dyn InitHook> {
+        Some(self)
+    }
+
+    fn create_api(&self) -> Option<&dyn CreateApiHook> {
+        Some(self)
+    }
+
+    fn create_webhook(&self) -> Option<&dyn CreateWebhookHook> {
+        Some(self)
+    }
+
+    fn edit(&self) -> Option<&dyn EditHook> {
+        Some(self)
+    }
+
+    fn manifests_layout(&self) -> Option<&dyn ManifestsLayout> {
+        Some(self)
+    }
+}
+
+impl InitHook for Kustomize {
+    fn plan(&self, _ctx: &InitContext, project: &ProjectFile, out: &mut Output) -> Result<()> {
         let templates = Templates::load(TEMPLATE_DIR, &["init"])?;
         let context = base_context(project);
         for template in templates.tree("init") {
@@ -83,8 +104,10 @@ impl Plugin for Kustomize {
         }
         Ok(())
     }
+}
 
-    fn create_api(&self, ctx: &ApiContext, out: &mut Output) -> Result<()> {
+impl CreateApiHook for Kustomize {
+    fn plan(&self, ctx: &ApiContext, out: &mut Output) -> Result<()> {
         if !ctx.options.resource {
             return Ok(());
         }
@@ -104,8 +127,10 @@ impl Plugin for Kustomize {
         }
         fragments.plan("resource", &templates, &context, &vars, &mut out.plan)
     }
+}
 
-    fn create_webhook(&self, ctx: &WebhookContext, out: &mut Output) -> Result<()> {
+impl CreateWebhookHook for Kustomize {
+    fn plan(&self, ctx: &WebhookContext, out: &mut Output) -> Result<()> {
         let templates = Templates::load(TEMPLATE_DIR, &["create-webhook"])?;
         let fragments = Fragments::load(TEMPLATE_DIR, "create-webhook")?;
         let (mut context, group_prefix) = resource_context(ctx.project, ctx.resource);
@@ -142,6 +167,14 @@ impl Plugin for Kustomize {
         }
         Ok(())
     }
+}
+
+impl EditHook for Kustomize {
+    /// Settings reach `config/` through [`EditHook::namespace_rewrites`]
+    /// only; the plugin is never added to a project by `edit`.
+    fn plan(&self, _ctx: &EditContext, _out: &mut Output) -> Result<()> {
+        Ok(())
+    }
 
     fn namespace_rewrites(
         &self,
@@ -170,6 +203,31 @@ impl Plugin for Kustomize {
                 _ => None,
             },
         )
+    }
+}
+
+impl ManifestsLayout for Kustomize {
+    fn plan_manager_env(
+        &self,
+        dir: &Path,
+        name: &str,
+        value: &str,
+        by: &str,
+        out: &mut Output,
+    ) -> Result<()> {
+        let path = Path::new(MANAGER_PATH);
+        let Some(text) = read_if_present(dir, path)? else {
+            bail!(
+                "{MANAGER_PATH} does not exist, and {by} passes {name} to the manager there: restore it (the kustomize/v2 plugin writes it on init)"
+            );
+        };
+        let text = text.replace("\r\n", "\n");
+        let contents = manager_env::with_env_var(&text, name, value)?;
+        out.plan.push(Change::Write {
+            path: path.into(),
+            contents,
+        });
+        Ok(())
     }
 }
 

@@ -19,14 +19,16 @@ mod versions;
 pub use versions::{Versions, versions};
 
 use super::{
-    ApiContext, EditContext, Flags, Hook, InitContext, License, Output, Plugin, Role,
-    WebhookContext,
+    ApiContext, ApiTemplateContext, CreateApiHook, CreateWebhookHook, EditContext, EditHook, Flags,
+    InitContext, InitHook, Layout, License, Output, Plugin, Role, UpdateHook, WebhookContext,
 };
+use crate::machinery::steps::{Progress, Step};
 use crate::machinery::{Change, Context, Templates};
 use crate::project::ProjectFile;
 use crate::resource::{Origin, Resource};
 use anyhow::{Result, bail};
 use std::path::Path;
+use std::process::{Command, Stdio};
 
 /// The plugin's key.
 pub const KEY: &str = "base.rust.kubebuilder-rs.io/v1-alpha";
@@ -48,20 +50,42 @@ impl Plugin for RustBase {
         KEY
     }
 
-    fn template_dir(&self) -> &'static str {
-        TEMPLATE_DIR
-    }
-
     fn role(&self) -> Role {
         Role::Language
     }
 
-    fn prepare_init(&self, _ctx: &InitContext, project: &mut ProjectFile) -> Result<()> {
+    fn init(&self) -> Option<&dyn InitHook> {
+        Some(self)
+    }
+
+    fn create_api(&self) -> Option<&dyn CreateApiHook> {
+        Some(self)
+    }
+
+    fn create_webhook(&self) -> Option<&dyn CreateWebhookHook> {
+        Some(self)
+    }
+
+    fn edit(&self) -> Option<&dyn EditHook> {
+        Some(self)
+    }
+
+    fn layout(&self) -> Option<&dyn Layout> {
+        Some(self)
+    }
+
+    fn update(&self) -> Option<&dyn UpdateHook> {
+        Some(self)
+    }
+}
+
+impl InitHook for RustBase {
+    fn prepare(&self, _ctx: &InitContext, project: &mut ProjectFile) -> Result<()> {
         let name = project.project_name.as_deref().unwrap_or_default();
         names::check_crate_name(name)
     }
 
-    fn init(&self, ctx: &InitContext, project: &ProjectFile, out: &mut Output) -> Result<()> {
+    fn plan(&self, ctx: &InitContext, project: &ProjectFile, out: &mut Output) -> Result<()> {
         let templates = Templates::load(TEMPLATE_DIR, &["init", "licenses"])?;
         let boilerplate =
             ctx.license
@@ -81,16 +105,20 @@ impl Plugin for RustBase {
         Ok(())
     }
 
+    fn next_steps(&self) -> Option<&'static str> {
+        Some(
+            "Next: define an API with\n  kubebuilder-rs create api --group <group> --version <version> --kind <Kind>\nthen `make manifests` writes the CRDs and `make test` runs the tests (cargo only, no Go).",
+        )
+    }
+}
+
+impl CreateApiHook for RustBase {
     fn shape_resource(
         &self,
-        hook: Hook,
         project: &ProjectFile,
         _flags: &Flags,
         resource: &mut Resource,
     ) -> Result<()> {
-        if hook != Hook::CreateApi {
-            return Ok(());
-        }
         names::check_resource_modules(resource)?;
         if let Origin::Core(core) = &resource.origin {
             let module = format!("{}/{}", core.package, resource.version);
@@ -110,28 +138,71 @@ impl Plugin for RustBase {
         Ok(())
     }
 
-    fn create_api(&self, ctx: &ApiContext, out: &mut Output) -> Result<()> {
+    fn plan(&self, ctx: &ApiContext, out: &mut Output) -> Result<()> {
         create_api::plan(ctx, &mut out.plan)
     }
+}
 
-    fn create_webhook(&self, ctx: &WebhookContext, out: &mut Output) -> Result<()> {
+impl CreateWebhookHook for RustBase {
+    fn plan(&self, ctx: &WebhookContext, out: &mut Output) -> Result<()> {
         create_webhook::plan(ctx, &mut out.plan)
     }
+}
 
-    fn manager_takes_flag(&self, dir: &Path, name: &str) -> Result<Option<bool>> {
+impl EditHook for RustBase {
+    fn plan(&self, ctx: &EditContext, out: &mut Output) -> Result<()> {
+        edit::plan(ctx, out)
+    }
+}
+
+impl Layout for RustBase {
+    fn name(&self) -> &'static str {
+        "rust/v1-alpha"
+    }
+
+    fn language(&self) -> &'static str {
+        "rust"
+    }
+
+    fn versions(&self) -> Vec<(&'static str, String)> {
+        let v = versions();
+        vec![
+            ("Rust", v.get("rust").to_string()),
+            ("kube", v.get("kube").to_string()),
+            (
+                "k8s-openapi",
+                format!(
+                    "{} (Kubernetes {})",
+                    v.get("k8s_openapi"),
+                    v.get("k8s_openapi_feature")
+                ),
+            ),
+        ]
+    }
+
+    fn api_template_context(&self, ctx: &ApiContext) -> Result<ApiTemplateContext> {
+        let (context, vars) = create_api::template_context(ctx);
+        Ok(ApiTemplateContext { context, vars })
+    }
+
+    fn make_manifests(&self, dir: &Path) -> Result<()> {
+        make_manifests(dir)
+    }
+
+    fn manager_takes_flag(&self, dir: &Path, name: &str) -> Result<bool> {
         // clap derives `--webhook-port` from the field `webhook_port`, unless
         // the field names it with `long = "webhook-port"`.
         let field = format!("{}:", name.replace('-', "_"));
         let literal = format!("\"{name}\"");
-        super::source_defines_flag(dir, FLAGS_PATH, &[&field, &literal]).map(Some)
+        super::source_defines_flag(dir, FLAGS_PATH, &[&field, &literal])
     }
 
-    fn manager_exports_metric(&self, name: &str) -> Option<bool> {
-        Some(metrics::exported(name))
+    fn manager_exports_metric(&self, name: &str) -> bool {
+        metrics::exported(name)
     }
 
-    fn edit(&self, ctx: &EditContext, out: &mut Output) -> Result<()> {
-        edit::plan(ctx, out)
+    fn webhook_dir(&self) -> &'static str {
+        "src/webhook"
     }
 
     fn current_license(&self, dir: &Path) -> Option<License> {
@@ -139,14 +210,10 @@ impl Plugin for RustBase {
             .ok()
             .map(License::Custom)
     }
+}
 
-    fn next_steps(&self, hook: Hook) -> Option<&'static str> {
-        (hook == Hook::Init).then_some(
-            "Next: define an API with\n  kubebuilder-rs create api --group <group> --version <version> --kind <Kind>\nthen `make manifests` writes the CRDs and `make test` runs the tests (cargo only, no Go).",
-        )
-    }
-
-    fn update_steps(
+impl UpdateHook for RustBase {
+    fn steps(
         &self,
         _dir: &Path,
         conflicted: &[std::path::PathBuf],
@@ -157,6 +224,23 @@ impl Plugin for RustBase {
     fn regenerated_files(&self) -> &'static [&'static str] {
         REGENERATED
     }
+}
+
+/// Runs `make manifests` in the Rust project at `dir`, which builds and runs
+/// its `manifests` binary with cargo.
+fn make_manifests(dir: &Path) -> Result<()> {
+    let cargo = Command::new("cargo")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    if !cargo.is_ok_and(|status| status.success()) {
+        bail!(
+            "the files are written, but cargo is not installed: install Rust (https://rustup.rs), then run `make manifests` in {}",
+            dir.display()
+        );
+    }
+    Progress::new().run(dir, &Step::new("make", &["manifests"]))
 }
 
 /// What the toolchain writes (`make manifests` from the code, cargo's lock
