@@ -224,10 +224,7 @@ fn plan_files(ctx: &ApiContext, operand: &Operand, out: &mut Output) -> Result<(
     vars.push(("group", ctx.resource.group.clone()));
     let vars = path_vars(&vars);
     for folder in ["create-api/common", language] {
-        for template in templates.tree(folder) {
-            let contents = templates.render(&template.name, &context)?;
-            out.plan.fill_in(template.output_with(&vars), contents);
-        }
+        templates.plan_tree(folder, &context, &vars, &mut out.plan)?;
     }
     Ok(())
 }

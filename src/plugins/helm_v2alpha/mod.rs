@@ -14,8 +14,8 @@
 //! Re-running rewrites the templates built from the output. Chart.yaml is
 //! never rewritten; values.yaml, `.helmignore`, `_helpers.tpl`, NOTES.txt,
 //! the network policies, the ServiceMonitor and the workflow are kept unless
-//! `--force` is given, and a kept values.yaml only gains the sections it
-//! lacks. PROJECT records
+//! `--force` is given (declared in `scaffolds/helm/v2-alpha/edit/files.toml`),
+//! and a kept values.yaml only gains the sections it lacks. PROJECT records
 //! `manifests` and `output` under the plugin's key; later runs use them
 //! when the flags are not given. A missing default `dist/install.yaml` is
 //! built first with `make manifests generate build-installer`.
@@ -54,24 +54,8 @@ const DEFAULT_OUTPUT: &str = "dist";
 /// The helm release `make install-helm` builds.
 const HELM_VERSION: &str = "v3.22.0";
 
-/// The chart's own file, relative to the chart folder: written once, never rewritten.
-const CHART_FILE: &str = "Chart.yaml";
-
 /// The chart's values, relative to the chart folder.
 const VALUES_FILE: &str = "values.yaml";
-
-/// Files relative to the chart folder that are kept unless `--force` is given.
-const KEPT_FILES: &[&str] = &[
-    ".helmignore",
-    "templates/_helpers.tpl",
-    "templates/NOTES.txt",
-    "templates/network-policy/allow-metrics-traffic.yaml",
-    "templates/network-policy/allow-webhook-traffic.yaml",
-    "templates/prometheus/controller-manager-metrics-monitor.yaml",
-];
-
-/// The workflow that tests the chart; kept unless `--force` is given.
-const WORKFLOW: &str = ".github/workflows/test-chart.yml";
 
 /// The helm/v2-alpha plugin.
 pub struct Helm;
@@ -307,10 +291,10 @@ fn plan_project_files(
             text: templates.render("edit/makefile/helm-targets.mk.jinja", context)?,
         });
     }
-    let contents = templates.render(&format!("edit/project/{WORKFLOW}.jinja"), context)?;
-    out.plan
-        .push(kept(WORKFLOW.into(), contents, ctx.request.force));
-    Ok(())
+    let force = ctx.request.force;
+    templates.plan_tree_with("edit/project", context, &[], &mut out.plan, |file, plan| {
+        file.forced(force).plan(plan)
+    })
 }
 
 /// Every file of the chart named `name`.
@@ -329,20 +313,19 @@ fn plan_chart(
             .iter()
             .any(|t| format!("templates/{}", t.path) == relative)
     };
-    for template in templates.tree("edit/chart") {
-        let relative = template.output.to_string_lossy().into_owned();
+    let force = ctx.request.force;
+    templates.plan_tree_with("edit/chart", &context, &[], &mut out.plan, |mut file, plan| {
+        let relative = file.template.to_string_lossy().into_owned();
         if taken(&relative) {
-            continue;
+            return Ok(());
         }
-        let contents = templates.render(&template.name, &context)?;
-        let path = settings.chart_path(&relative);
-        out.plan.push(match relative.as_str() {
-            CHART_FILE => Change::CreateIfMissing { path, contents },
-            VALUES_FILE => values_change(ctx, path, contents)?,
-            kept_file if KEPT_FILES.contains(&kept_file) => kept(path, contents, ctx.request.force),
-            _ => Change::Write { path, contents },
-        });
-    }
+        file.path = settings.chart_path(&relative);
+        if relative == VALUES_FILE {
+            plan.push(values_change(ctx, file.path.clone(), file.render()?)?);
+            return Ok(());
+        }
+        file.forced(force).plan(plan)
+    })?;
     for template in converted {
         out.plan.push(Change::Write {
             path: settings.chart_path(&format!("templates/{}", template.path)),
@@ -350,15 +333,6 @@ fn plan_chart(
         });
     }
     Ok(())
-}
-
-/// A file kept once it exists, unless `force`.
-fn kept(path: PathBuf, contents: String, force: bool) -> Change {
-    if force {
-        Change::Write { path, contents }
-    } else {
-        Change::CreateIfMissing { path, contents }
-    }
 }
 
 /// values.yaml: written when missing or with `--force`; otherwise the
