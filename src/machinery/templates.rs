@@ -5,6 +5,9 @@
 //! `{% set %}`, `{%- -%}` whitespace control, `{% raw %}`), rendered with
 //! minijinja. A folder of templates mirrors the tree it generates: the
 //! template `scaffolds/go/v4/init/cmd/main.go.jinja` renders to `cmd/main.go`.
+//! Whether a rendered file is created, kept or written when one is already
+//! at its path is declared in `files.toml` beside the templates (see
+//! [`Templates::plan_tree`]).
 
 use anyhow::{Result, anyhow};
 use include_dir::{Dir, DirEntry, include_dir};

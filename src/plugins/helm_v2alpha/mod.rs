@@ -35,7 +35,7 @@ use crate::machinery::{Change, Context, Syntax, Templates};
 use crate::project::ProjectFile;
 use anyhow::{Result, bail};
 use manifests::Manifests;
-use serde_norway::{Mapping, Value};
+use serde::{Deserialize, Serialize};
 use std::path::{Component, Path, PathBuf};
 use values::Values;
 
@@ -120,7 +120,7 @@ impl Plugin for Helm {
                 settings.chart_dir()
             ));
         }
-        out.configs.push((KEY, settings.config()));
+        out.record(KEY, &settings.section())?;
         Ok(())
     }
 
@@ -134,7 +134,9 @@ impl Plugin for Helm {
         project: &ProjectFile,
         _written: &[PathBuf],
     ) -> Result<()> {
-        let manifests = recorded_text(project.plugins.get(KEY), "manifests");
+        let manifests = project
+            .plugin_section::<Section>(KEY)?
+            .and_then(|section| section.manifests);
         if manifests.is_some_and(|m| m != DEFAULT_MANIFESTS) {
             return Ok(());
         }
@@ -211,20 +213,20 @@ struct Settings {
 impl Settings {
     /// The flags given, else what PROJECT records, else the defaults.
     fn resolve(ctx: &EditContext) -> Result<Self> {
-        let recorded = ctx.project.plugins.get(KEY);
-        let pick = |flag: &str, key: &str, default: &str| -> Result<String> {
+        let recorded: Section = ctx.project.plugin_section(KEY)?.unwrap_or_default();
+        let pick = |flag: &str, recorded: Option<String>, default: &str| -> Result<String> {
             let value = ctx
                 .flags
                 .text(flag)
                 .map(str::to_string)
-                .or_else(|| recorded_text(recorded, key))
+                .or(recorded)
                 .unwrap_or_else(|| default.to_string());
             check_inside(flag, &value)?;
             Ok(value.trim_end_matches('/').to_string())
         };
         Ok(Self {
-            manifests: pick("manifests", "manifests", DEFAULT_MANIFESTS)?,
-            output: pick("output-dir", "output", DEFAULT_OUTPUT)?,
+            manifests: pick("manifests", recorded.manifests, DEFAULT_MANIFESTS)?,
+            output: pick("output-dir", recorded.output, DEFAULT_OUTPUT)?,
         })
     }
 
@@ -238,18 +240,25 @@ impl Settings {
         Path::new(&self.chart_dir()).join(relative)
     }
 
-    /// The PROJECT section: `manifests` and `output`.
-    fn config(&self) -> Value {
-        let mut map = Mapping::new();
-        map.insert("manifests".into(), self.manifests.clone().into());
-        map.insert("output".into(), self.output.clone().into());
-        Value::Mapping(map)
+    /// The PROJECT section that records them.
+    fn section(&self) -> Section {
+        Section {
+            manifests: Some(self.manifests.clone()),
+            output: Some(self.output.clone()),
+        }
     }
 }
 
-/// A text key of the plugin's PROJECT section.
-fn recorded_text(section: Option<&Value>, key: &str) -> Option<String> {
-    section?.get(key)?.as_str().map(str::to_string)
+/// The plugin's PROJECT section: the manifests file and the output folder
+/// last used, which later runs take when the flags are not given.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Section {
+    /// The manifests file, relative to the project.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    manifests: Option<String>,
+    /// The folder holding `chart/`, relative to the project.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    output: Option<String>,
 }
 
 /// Refuses a path that is empty, absolute or leaves the project.
