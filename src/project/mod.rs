@@ -187,10 +187,18 @@ mod tests {
         let text = "plugins:\n  a/v1: {output: dist}\n  b/v1:\n  c/v1: [x]\nversion: \"3\"\n";
         let file = Project::parse(text).unwrap().file;
         let section = file.plugin_section::<Section>("a/v1").unwrap();
-        assert_eq!(section, Some(Section { output: "dist".into() }));
+        assert_eq!(
+            section,
+            Some(Section {
+                output: "dist".into()
+            })
+        );
         assert_eq!(file.plugin_section::<Section>("b/v1").unwrap(), None);
         assert_eq!(file.plugin_section::<Section>("z/v1").unwrap(), None);
-        let err = file.plugin_section::<Section>("c/v1").unwrap_err().to_string();
+        let err = file
+            .plugin_section::<Section>("c/v1")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("plugins.c/v1 cannot be read"), "{err}");
         assert!(!err.contains('\n'), "{err}");
     }

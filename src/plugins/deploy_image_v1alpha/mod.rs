@@ -399,7 +399,10 @@ mod tests {
             .recorded_api_flags(&project, &busybox)
             .unwrap()
             .unwrap();
-        assert!(flags.contains(&(options::PORT, "8080".to_string())), "{flags:?}");
+        assert!(
+            flags.contains(&(options::PORT, "8080".to_string())),
+            "{flags:?}"
+        );
         let operand = Operand::parse(Some("memcached:1"), None, None, None).unwrap();
         let resource = Resource::new(&project, "cache", "v1alpha1", "Memcached", None, true);
         let after = record(&mut project, &resource, &operand);

@@ -119,13 +119,19 @@ pub fn plan(ctx: &ApiContext, out: &mut Output) -> Result<()> {
     }
     if ctx.options.controller {
         // A secondary controller of a kind gets no test of its own.
-        templates.plan_tree_with("create-api/controller", context, &vars, plan, |file, plan| {
-            let is_test = file.path.to_string_lossy().ends_with("_controller_test.go");
-            if api.secondary_controller && is_test {
-                return Ok(());
-            }
-            file.plan(plan)
-        })?;
+        templates.plan_tree_with(
+            "create-api/controller",
+            context,
+            &vars,
+            plan,
+            |file, plan| {
+                let is_test = file.path.to_string_lossy().ends_with("_controller_test.go");
+                if api.secondary_controller && is_test {
+                    return Ok(());
+                }
+                file.plan(plan)
+            },
+        )?;
         if !resource.core {
             fragments.plan("controller-suite", &templates, context, &vars, plan)?;
         }

@@ -323,18 +323,25 @@ fn plan_chart(
             .any(|t| format!("templates/{}", t.path) == relative)
     };
     let force = ctx.request.force;
-    templates.plan_tree_with("edit/chart", &context, &[], &mut out.plan, |mut file, plan| {
-        let relative = file.template.to_string_lossy().into_owned();
-        if taken(&relative) {
-            return Ok(());
-        }
-        file.path = settings.chart_path(&relative);
-        if relative == VALUES_FILE {
-            plan.push(values_change(ctx, file.path.clone(), file.render()?)?);
-            return Ok(());
-        }
-        file.forced(force).plan(plan)
-    })?;
+    templates.plan_tree_with(
+        "edit/chart",
+        &context,
+        &[],
+        &mut out.plan,
+        |mut file, plan| {
+            let relative = file.template.to_string_lossy().into_owned();
+            if taken(&relative) {
+                return Ok(());
+            }
+            file.path = settings.chart_path(&relative);
+            if relative == VALUES_FILE {
+                let contents = file.render()?;
+                plan.push(values_change(ctx, file.path, contents)?);
+                return Ok(());
+            }
+            file.forced(force).plan(plan)
+        },
+    )?;
     for template in converted {
         out.plan.push(Change::Write {
             path: settings.chart_path(&format!("templates/{}", template.path)),
