@@ -9,6 +9,7 @@
 mod apply;
 pub mod clock;
 mod commented;
+mod files;
 mod fragments;
 pub mod git;
 pub mod go_places;
@@ -23,6 +24,7 @@ mod templates;
 pub mod tree;
 
 pub use apply::ApplyReport;
+pub use files::{Rule, TreeFile};
 pub use fragments::{Fragment, Fragments, Placement};
 pub use plan::{Change, Plan, Resolved};
 pub use rewrite::Rewrite;

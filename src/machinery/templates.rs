@@ -5,6 +5,9 @@
 //! `{% set %}`, `{%- -%}` whitespace control, `{% raw %}`), rendered with
 //! minijinja. A folder of templates mirrors the tree it generates: the
 //! template `scaffolds/go/v4/init/cmd/main.go.jinja` renders to `cmd/main.go`.
+//! Whether a rendered file is created, kept or written when one is already
+//! at its path is declared in `files.toml` beside the templates (see
+//! [`Templates::plan_tree`]).
 
 use anyhow::{Result, anyhow};
 use include_dir::{Dir, DirEntry, include_dir};
@@ -15,7 +18,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The whole `scaffolds/` folder, embedded at build time.
-static SCAFFOLDS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/scaffolds");
+pub(super) static SCAFFOLDS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/scaffolds");
 
 /// Suffix that marks a file under `scaffolds/` as a template.
 const TEMPLATE_SUFFIX: &str = ".jinja";
@@ -181,6 +184,11 @@ impl Templates {
         template
             .render(&context.0)
             .map_err(|e| anyhow!("cannot render template {name}: {}", error_chain(&e)))
+    }
+
+    /// The plugin folder the templates come from (`go/v4`).
+    pub(super) fn plugin(&self) -> &str {
+        &self.plugin
     }
 
     /// Lists the templates below `folder` (relative to the plugin folder), with

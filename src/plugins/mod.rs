@@ -260,8 +260,20 @@ pub struct Output {
     pub plan: Plan,
     /// Messages printed after the plan is carried out, one paragraph each.
     pub notes: Vec<String>,
-    /// Sections to record under PROJECT's `plugins:`, by plugin key.
+    /// Sections to record under PROJECT's `plugins:`, by plugin key (see
+    /// [`Output::record`]).
     pub configs: Vec<(&'static str, serde_norway::Value)>,
+}
+
+impl Output {
+    /// Records `section` as the plugin `key`'s section under PROJECT's
+    /// `plugins:` (read back with [`ProjectFile::plugin_section`]).
+    pub fn record<T: serde::Serialize>(&mut self, key: &'static str, section: &T) -> Result<()> {
+        let value = serde_norway::to_value(section)
+            .map_err(|e| anyhow::anyhow!("cannot encode the PROJECT section of {key}: {e}"))?;
+        self.configs.push((key, value));
+        Ok(())
+    }
 }
 
 /// One plugin: its identity, and the commands it takes part in. A plugin

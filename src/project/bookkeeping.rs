@@ -6,7 +6,7 @@
 use super::{ApiEntry, ProjectFile, ResourceEntry, WebhooksEntry};
 use crate::resource::{Origin, Resource, core_types};
 use anyhow::{Result, bail};
-use serde_norway::{Mapping, Value};
+use serde_norway::Value;
 
 /// What `create api` was asked to scaffold for a resource.
 #[derive(Debug, Clone, Default)]
@@ -259,19 +259,9 @@ fn entry_mut<'a>(project: &'a mut ProjectFile, resource: &Resource) -> &'a mut R
     &mut project.resources[index]
 }
 
-/// The configuration a plugin keeps under PROJECT's `plugins:`, if any.
-pub fn plugin_config<'a>(project: &'a ProjectFile, key: &str) -> Option<&'a Value> {
-    project.plugins.get(key)
-}
-
 /// Records `config` as the plugin's section under PROJECT's `plugins:`.
 pub fn record_plugin(project: &mut ProjectFile, key: &str, config: Value) {
     project
         .plugins
         .insert(Value::String(key.to_string()), config);
-}
-
-/// An empty plugin section (`{}`).
-pub fn empty_config() -> Value {
-    Value::Mapping(Mapping::new())
 }

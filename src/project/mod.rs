@@ -12,8 +12,9 @@ pub mod yaml;
 pub use resource::{ApiEntry, ControllerEntry, ResourceEntry, WebhooksEntry};
 
 use anyhow::{Context as _, Result, bail};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use serde_norway::Mapping;
+use serde_norway::{Mapping, Value};
 use std::path::Path;
 
 /// Name of the PROJECT file at the project root.
@@ -68,6 +69,23 @@ pub struct ProjectFile {
     /// Any other key, kept as it was.
     #[serde(flatten)]
     pub extra: Mapping,
+}
+
+impl ProjectFile {
+    /// The section PROJECT records under `plugins:` for the plugin `key`,
+    /// read as `T`; `None` when there is none (or it is empty: `key:` alone).
+    pub fn plugin_section<T: DeserializeOwned>(&self, key: &str) -> Result<Option<T>> {
+        match self.plugins.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(section) => serde_norway::from_value(section.clone())
+                .map(Some)
+                .map_err(|e| {
+                    anyhow::anyhow!(
+                        "PROJECT's section plugins.{key} cannot be read ({e}): correct it, or remove it to start the plugin afresh"
+                    )
+                }),
+        }
+    }
 }
 
 /// A PROJECT file together with the comment lines that stood above it.
@@ -158,6 +176,31 @@ mod tests {
         let project = Project::parse(text).unwrap();
         assert_eq!(project.file.domain.as_deref(), Some("my.domain"));
         assert_eq!(project.render().unwrap(), text);
+    }
+
+    #[test]
+    fn a_plugin_section_is_read_as_its_type() {
+        #[derive(Debug, PartialEq, Deserialize)]
+        struct Section {
+            output: String,
+        }
+        let text = "plugins:\n  a/v1: {output: dist}\n  b/v1:\n  c/v1: [x]\nversion: \"3\"\n";
+        let file = Project::parse(text).unwrap().file;
+        let section = file.plugin_section::<Section>("a/v1").unwrap();
+        assert_eq!(
+            section,
+            Some(Section {
+                output: "dist".into()
+            })
+        );
+        assert_eq!(file.plugin_section::<Section>("b/v1").unwrap(), None);
+        assert_eq!(file.plugin_section::<Section>("z/v1").unwrap(), None);
+        let err = file
+            .plugin_section::<Section>("c/v1")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("plugins.c/v1 cannot be read"), "{err}");
+        assert!(!err.contains('\n'), "{err}");
     }
 
     #[test]

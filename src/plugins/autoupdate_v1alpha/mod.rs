@@ -19,12 +19,17 @@
 use super::{Chain, EditContext, EditHook, Output, Plugin, Role};
 use crate::machinery::rewrite::read_if_present;
 use crate::machinery::{Change, Context, Syntax, Templates};
-use crate::project::bookkeeping::empty_config;
 use anyhow::{Result, bail};
+use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// The plugin's key.
 pub const KEY: &str = "autoupdate.kubebuilder.io/v1-alpha";
+
+/// The plugin's PROJECT section: empty (`{}`), as kubebuilder records it;
+/// the plugin keeps no settings.
+#[derive(Debug, Serialize, Deserialize)]
+struct Section {}
 
 /// The git repository kubebuilder-rs is built from (Cargo.toml's `repository`).
 pub const REPOSITORY: &str = env!("CARGO_PKG_REPOSITORY");
@@ -97,7 +102,7 @@ impl EditHook for AutoUpdate {
                 out.notes.push(RECORD_NOTE.to_string());
             }
         }
-        out.configs.push((KEY, empty_config()));
+        out.record(KEY, &Section {})?;
         Ok(())
     }
 }

@@ -18,13 +18,12 @@ mod rust;
 use super::flags::args_of;
 use super::{AfterWrite, ApiContext, Chain, CreateApiHook, Layout, Output, Plugin, Role};
 use crate::machinery::{Templates, path_vars};
-use crate::project::bookkeeping::plugin_config;
 use crate::project::{ProjectFile, ResourceEntry};
 use crate::resource::{Origin, Resource};
 use anyhow::{Context as _, Result, bail};
-use options::{DeployImageOptions, Operand};
-use serde::Serialize;
-use serde_norway::{Mapping, Value};
+use options::{DeployImageOptions, Operand, Options};
+use serde::{Deserialize, Serialize};
+use serde_norway::Mapping;
 
 /// The plugin's key.
 pub const KEY: &str = "deploy-image.go.kubebuilder.io/v1-alpha";
@@ -84,8 +83,7 @@ impl CreateApiHook for DeployImage {
         };
         let env_var = Operand::env_var(&ctx.resource.kind);
         manifests.plan_manager_env(ctx.dir, &env_var, &operand.image, NAME, out)?;
-        out.configs
-            .push((KEY, section(ctx.project, ctx.resource, &operand)));
+        out.record(KEY, &section(ctx.project, ctx.resource, &operand)?)?;
         Ok(())
     }
 
@@ -103,16 +101,15 @@ impl CreateApiHook for DeployImage {
         entry: &ResourceEntry,
     ) -> Result<Option<Vec<String>>> {
         let group = entry.group.as_deref().unwrap_or_default();
-        let Some(recorded) = recorded_resources(project)
+        let section: Section = project.plugin_section(KEY)?.unwrap_or_default();
+        let Some(recorded) = section
+            .resources
             .into_iter()
-            .find(|r| is_resource(r, group, &entry.version, &entry.kind))
+            .find(|r| r.is(group, &entry.version, &entry.kind))
         else {
             return Ok(None);
         };
-        let options = match recorded.get("options") {
-            Some(Value::Mapping(options)) => options.clone(),
-            _ => Mapping::new(),
-        };
+        let options = recorded.options.unwrap_or_default();
         let operand = Operand::from_options(&options).with_context(|| {
             format!(
                 "PROJECT's {KEY} entry for {group}/{} {}",
@@ -200,10 +197,7 @@ fn plan_files(
     vars.push(("group", ctx.resource.group.clone()));
     let vars = path_vars(&vars);
     for folder in ["create-api/common", language] {
-        for template in templates.tree(folder) {
-            let contents = templates.render(&template.name, &context)?;
-            out.plan.fill_in(template.output_with(&vars), contents);
-        }
+        templates.plan_tree(folder, &context, &vars, &mut out.plan)?;
     }
     Ok(())
 }
@@ -240,60 +234,82 @@ impl OperandView {
     }
 }
 
+/// The plugin's PROJECT section: the resources it scaffolded, each with
+/// the operand its controller deploys, as kubebuilder records them.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Section {
+    /// The resources, in the order they were created.
+    #[serde(default)]
+    resources: Vec<RecordedResource>,
+    /// Any other key, kept as it was.
+    #[serde(flatten)]
+    extra: Mapping,
+}
+
+/// One resource of the section.
+#[derive(Debug, Serialize, Deserialize)]
+struct RecordedResource {
+    /// The API's domain (absent for an empty one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    domain: Option<String>,
+    /// The API group.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    group: Option<String>,
+    /// The kind.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    kind: String,
+    /// The operand, as the flags of `create api` gave it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    options: Option<Options>,
+    /// The API version.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    version: String,
+    /// Any other key, kept as it was.
+    #[serde(flatten)]
+    extra: Mapping,
+}
+
+impl RecordedResource {
+    /// Whether this is `group`/`version` `kind`.
+    fn is(&self, group: &str, version: &str, kind: &str) -> bool {
+        self.group.as_deref().unwrap_or_default() == group
+            && self.version == version
+            && self.kind == kind
+    }
+}
+
 /// The plugin's PROJECT section with `resource` recorded (in place of an
 /// earlier record of the same resource, after `--force`).
-fn section(project: &ProjectFile, resource: &Resource, operand: &Operand) -> Value {
-    let mut resources: Vec<Value> = recorded_resources(project)
-        .into_iter()
-        .filter(|r| !is_resource(r, &resource.group, &resource.version, &resource.kind))
-        .map(|r| Value::Mapping(r.clone()))
-        .collect();
-    let mut entry = Mapping::new();
-    let mut put = |key: &str, value: Value| {
-        entry.insert(Value::String(key.into()), value);
-    };
-    if !resource.domain.is_empty() {
-        put("domain", Value::String(resource.domain.clone()));
-    }
-    put("group", Value::String(resource.group.clone()));
-    put("kind", Value::String(resource.kind.clone()));
-    put("options", Value::Mapping(operand.to_options()));
-    put("version", Value::String(resource.version.clone()));
-    resources.push(Value::Mapping(entry));
-    let mut section = match plugin_config(project, KEY) {
-        Some(Value::Mapping(section)) => section.clone(),
-        _ => Mapping::new(),
-    };
-    section.insert(
-        Value::String("resources".into()),
-        Value::Sequence(resources),
-    );
-    Value::Mapping(section)
-}
-
-/// The resources the plugin's PROJECT section records.
-fn recorded_resources(project: &ProjectFile) -> Vec<&Mapping> {
-    let resources = plugin_config(project, KEY).and_then(|section| section.get("resources"));
-    match resources {
-        Some(Value::Sequence(items)) => items.iter().filter_map(Value::as_mapping).collect(),
-        _ => Vec::new(),
-    }
-}
-
-/// Whether a recorded resource is `group`/`version` `kind`.
-fn is_resource(recorded: &Mapping, group: &str, version: &str, kind: &str) -> bool {
-    let text = |key: &str| {
-        recorded
-            .get(key)
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-    };
-    text("group") == group && text("version") == version && text("kind") == kind
+fn section(project: &ProjectFile, resource: &Resource, operand: &Operand) -> Result<Section> {
+    let mut section: Section = project.plugin_section(KEY)?.unwrap_or_default();
+    section
+        .resources
+        .retain(|r| !r.is(&resource.group, &resource.version, &resource.kind));
+    section.resources.push(RecordedResource {
+        domain: (!resource.domain.is_empty()).then(|| resource.domain.clone()),
+        group: Some(resource.group.clone()),
+        kind: resource.kind.clone(),
+        options: Some(operand.to_options()),
+        version: resource.version.clone(),
+        extra: Mapping::new(),
+    });
+    Ok(section)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_norway::Value;
+
+    /// Records `resource` in `project` as `create api` does; the section as PROJECT holds it.
+    fn record(project: &mut ProjectFile, resource: &Resource, operand: &Operand) -> Value {
+        let section = section(project, resource, operand).unwrap();
+        let value = serde_norway::to_value(section).unwrap();
+        project
+            .plugins
+            .insert(Value::String(KEY.into()), value.clone());
+        value
+    }
 
     #[test]
     fn a_resource_recorded_again_replaces_its_entry() {
@@ -303,16 +319,10 @@ mod tests {
         };
         let operand = Operand::parse(Some("memcached:1"), None, Some("11211"), None).unwrap();
         let resource = Resource::new(&project, "cache", "v1alpha1", "Memcached", None, true);
-        let first = section(&project, &resource, &operand);
-        project
-            .plugins
-            .insert(Value::String(KEY.into()), first.clone());
+        let first = record(&mut project, &resource, &operand);
         let other = Resource::new(&project, "cache", "v1alpha1", "Busybox", None, true);
-        project.plugins.insert(
-            Value::String(KEY.into()),
-            section(&project, &other, &operand),
-        );
-        let again = section(&project, &resource, &operand);
+        record(&mut project, &other, &operand);
+        let again = record(&mut project, &resource, &operand);
         let kinds: Vec<&str> = again["resources"]
             .as_sequence()
             .unwrap()
@@ -328,5 +338,35 @@ mod tests {
             first["resources"][0]["domain"].as_str(),
             Some("example.com")
         );
+    }
+
+    #[test]
+    fn what_the_plugin_does_not_know_survives_recording_another_resource() {
+        let mut project = ProjectFile::default();
+        let mine = "resources:\n- group: cache\n  kind: Busybox\n  note: mine\n  options:\n    containerPort: 8080\n    image: busybox:1\n    pullPolicy: Always\n  version: v1alpha1\nteam: crew\n";
+        let before: Value = serde_norway::from_str(mine).unwrap();
+        project
+            .plugins
+            .insert(Value::String(KEY.into()), before.clone());
+        let busybox = ResourceEntry {
+            group: Some("cache".into()),
+            version: "v1alpha1".into(),
+            kind: "Busybox".into(),
+            ..ResourceEntry::default()
+        };
+        let flags = DeployImage
+            .recorded_api_flags(&project, &busybox)
+            .unwrap()
+            .unwrap();
+        assert!(
+            flags.contains(&(options::PORT, "8080".to_string())),
+            "{flags:?}"
+        );
+        let operand = Operand::parse(Some("memcached:1"), None, None, None).unwrap();
+        let resource = Resource::new(&project, "cache", "v1alpha1", "Memcached", None, true);
+        let after = record(&mut project, &resource, &operand);
+        assert_eq!(after["resources"][0], before["resources"][0]);
+        assert_eq!(after["team"], before["team"]);
+        assert_eq!(after["resources"][1]["kind"].as_str(), Some("Memcached"));
     }
 }

@@ -8,7 +8,8 @@
 
 use anyhow::{Result, bail};
 use clap::ArgAction;
-use serde_norway::{Mapping, Value};
+use serde::{Deserialize, Serialize};
+use serde_norway::{Mapping, Number};
 
 /// `--image`: the container image the controller deploys.
 pub const IMAGE: &str = "image";
@@ -118,39 +119,28 @@ impl Operand {
         args
     }
 
-    /// The `options` mapping PROJECT records, values as strings.
-    pub fn to_options(&self) -> Mapping {
-        let mut options = Mapping::new();
-        let mut put = |key: &str, value: String| {
-            options.insert(Value::String(key.into()), Value::String(value));
-        };
-        put("image", self.image.clone());
-        if !self.command.is_empty() {
-            put("containerCommand", self.command.join(","));
+    /// The `options` PROJECT records, values as strings.
+    pub fn to_options(&self) -> Options {
+        let text = |value: String| Some(OptionValue::Text(value));
+        Options {
+            image: text(self.image.clone()),
+            container_command: (!self.command.is_empty())
+                .then(|| self.command.join(","))
+                .and_then(text),
+            container_port: self.container_port.and_then(|p| text(p.to_string())),
+            run_as_user: self.run_as_user.and_then(|u| text(u.to_string())),
+            extra: Mapping::new(),
         }
-        if let Some(port) = self.container_port {
-            put("containerPort", port.to_string());
-        }
-        if let Some(user) = self.run_as_user {
-            put("runAsUser", user.to_string());
-        }
-        options
     }
 
-    /// The operand a PROJECT `options` mapping records.
-    pub fn from_options(options: &Mapping) -> Result<Self> {
-        let text = |key: &str| -> Option<String> {
-            match options.get(key)? {
-                Value::String(s) => Some(s.clone()),
-                Value::Number(n) => Some(n.to_string()),
-                _ => None,
-            }
-        };
+    /// The operand PROJECT's `options` record.
+    pub fn from_options(options: &Options) -> Result<Self> {
+        let text = |value: &Option<OptionValue>| value.as_ref().map(OptionValue::text);
         Self::parse(
-            text("image").as_deref(),
-            text("containerCommand").as_deref(),
-            text("containerPort").as_deref(),
-            text("runAsUser").as_deref(),
+            text(&options.image).as_deref(),
+            text(&options.container_command).as_deref(),
+            text(&options.container_port).as_deref(),
+            text(&options.run_as_user).as_deref(),
         )
     }
 
@@ -158,6 +148,48 @@ impl Operand {
     /// the kind in capitals, then `_IMAGE` (`MEMCACHED_IMAGE`).
     pub fn env_var(kind: &str) -> String {
         format!("{}_IMAGE", kind.to_ascii_uppercase())
+    }
+}
+
+/// A resource's `options` in the plugin's PROJECT section.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Options {
+    /// `--image`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<OptionValue>,
+    /// `--image-container-command`, comma-separated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub container_command: Option<OptionValue>,
+    /// `--image-container-port`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub container_port: Option<OptionValue>,
+    /// `--run-as-user`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_as_user: Option<OptionValue>,
+    /// Any other key, kept as it was.
+    #[serde(flatten)]
+    pub extra: Mapping,
+}
+
+/// One recorded option. kubebuilder writes strings; a number a user wrote
+/// is read too, and written back as it was.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum OptionValue {
+    /// A string, as kubebuilder writes every option.
+    Text(String),
+    /// A number.
+    Number(Number),
+}
+
+impl OptionValue {
+    /// The value as flag text.
+    fn text(&self) -> String {
+        match self {
+            OptionValue::Text(text) => text.clone(),
+            OptionValue::Number(number) => number.to_string(),
+        }
     }
 }
 
@@ -235,14 +267,12 @@ mod tests {
         assert_eq!(operand.container_port, Some(11211));
         assert_eq!(operand.run_as_user, Some(1001));
         let options = operand.to_options();
+        let text = |value: &str| Some(OptionValue::Text(value.into()));
         assert_eq!(
-            options.get("containerCommand").and_then(Value::as_str),
-            Some("memcached,--memory-limit=64,-o,modern,-v")
+            options.container_command,
+            text("memcached,--memory-limit=64,-o,modern,-v")
         );
-        assert_eq!(
-            options.get("containerPort").and_then(Value::as_str),
-            Some("11211")
-        );
+        assert_eq!(options.container_port, text("11211"));
         assert_eq!(Operand::from_options(&options).unwrap(), operand);
     }
 

@@ -13,9 +13,6 @@ use anyhow::Result;
 use serde::Serialize;
 use std::path::Path;
 
-/// Files rendered once per package and shared by later resources.
-const SHARED_FILES: &[&str] = &["groupversion_info.go", "suite_test.go"];
-
 /// The controller, as templates see it (`controller.*`).
 #[derive(Debug, Serialize)]
 pub struct ControllerView {
@@ -105,11 +102,7 @@ pub fn plan(ctx: &ApiContext, out: &mut Output) -> Result<()> {
     let group_dir = api.var("group_dir");
 
     if ctx.options.resource {
-        for template in templates.tree("create-api/resource") {
-            let contents = templates.render(&template.name, context)?;
-            out.plan
-                .push(file_change(template.output_with(&vars), contents));
-        }
+        templates.plan_tree("create-api/resource", context, &vars, &mut out.plan)?;
         if let Some(change) = storage_version(ctx.dir, project, resource, group_dir) {
             out.plan.push(change);
         }
@@ -125,14 +118,20 @@ pub fn plan(ctx: &ApiContext, out: &mut Output) -> Result<()> {
         plan_external_module(ctx.dir, external, plan);
     }
     if ctx.options.controller {
-        for template in templates.tree("create-api/controller") {
-            let path = template.output_with(&vars);
-            if api.secondary_controller && path.to_string_lossy().ends_with("_controller_test.go") {
-                continue;
-            }
-            let contents = templates.render(&template.name, context)?;
-            plan.push(file_change(path, contents));
-        }
+        // A secondary controller of a kind gets no test of its own.
+        templates.plan_tree_with(
+            "create-api/controller",
+            context,
+            &vars,
+            plan,
+            |file, plan| {
+                let is_test = file.path.to_string_lossy().ends_with("_controller_test.go");
+                if api.secondary_controller && is_test {
+                    return Ok(());
+                }
+                file.plan(plan)
+            },
+        )?;
         if !resource.core {
             fragments.plan("controller-suite", &templates, context, &vars, plan)?;
         }
@@ -172,20 +171,6 @@ fn storage_version(
         fragment: STORAGE_VERSION_MARKER.into(),
         fallback: None,
     })
-}
-
-/// Creates a file; files shared by several resources are only created when missing.
-fn file_change(path: std::path::PathBuf, contents: String) -> Change {
-    let shared = path.file_name().is_some_and(|name| {
-        SHARED_FILES
-            .iter()
-            .any(|s| name.to_string_lossy().ends_with(s))
-    });
-    if shared {
-        Change::CreateIfMissing { path, contents }
-    } else {
-        Change::Create { path, contents }
-    }
 }
 
 /// Builds `controller.*` for templates.

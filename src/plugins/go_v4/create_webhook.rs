@@ -7,7 +7,7 @@
 
 use super::resource_view::{ResourceView, go_identifier};
 use super::{STORAGE_VERSION_MARKER, TEMPLATE_DIR, base_context, read_go_header};
-use crate::machinery::{Change, Context, Fragments, Plan, Templates};
+use crate::machinery::{Change, Context, Fragments, Plan, Templates, TreeFile};
 use crate::plugins::WebhookContext;
 use crate::project::bookkeeping::WebhookOptions;
 use crate::resource::Resource;
@@ -117,13 +117,7 @@ pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
         ("hub", resource.version.as_str()),
     ];
 
-    for template in templates.tree("create-webhook/webhook") {
-        let contents = templates.render(&template.name, &context)?;
-        plan.push(Change::CreateIfMissing {
-            path: template.output_with(&vars),
-            contents,
-        });
-    }
+    templates.plan_tree("create-webhook/webhook", &context, &vars, plan)?;
     if options.conversion {
         plan_conversion_files(&templates, &mut context, &vars, &options.spokes, plan)?;
         // The hub is the storage version: no spoke may claim it too.
@@ -169,25 +163,24 @@ fn plan_conversion_files(
     spokes: &[String],
     plan: &mut Plan,
 ) -> Result<()> {
-    for template in templates.tree("create-webhook/conversion") {
-        let per_spoke = template.output.to_string_lossy().contains("{spoke}");
-        let spoke_list: Vec<Option<&String>> = if per_spoke {
-            spokes.iter().map(Some).collect()
-        } else {
-            vec![None]
-        };
-        for spoke in spoke_list {
-            let mut all_vars = vars.to_vec();
-            if let Some(spoke) = spoke {
-                context.insert("spoke", spoke);
-                all_vars.push(("spoke", spoke.as_str()));
-            }
-            let contents = templates.render(&template.name, context)?;
-            plan.push(Change::Create {
-                path: template.output_with(&all_vars),
-                contents,
-            });
+    let folder = "create-webhook/conversion";
+    let per_spoke = |file: &TreeFile| file.template.to_string_lossy().contains("{spoke}");
+    templates.plan_tree_with(folder, context, vars, plan, |file, plan| {
+        if per_spoke(&file) {
+            return Ok(());
         }
+        file.plan(plan)
+    })?;
+    for spoke in spokes {
+        context.insert("spoke", spoke);
+        let mut spoke_vars = vars.to_vec();
+        spoke_vars.push(("spoke", spoke.as_str()));
+        templates.plan_tree_with(folder, context, &spoke_vars, plan, |file, plan| {
+            if !per_spoke(&file) {
+                return Ok(());
+            }
+            file.plan(plan)
+        })?;
     }
     Ok(())
 }

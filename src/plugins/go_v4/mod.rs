@@ -24,7 +24,7 @@ use super::{
     EditContext, EditHook, Flags, InitContext, InitHook, Layout, License, Output, Plugin,
     ReplaySettings, Role, UpdateHook, WebhookContext,
 };
-use crate::machinery::{Change, Rewrite, Templates};
+use crate::machinery::{Change, Rewrite, Rule, Templates};
 use crate::project::ProjectFile;
 use crate::resource::{ExternalApi, Origin, Resource, naming};
 use anyhow::{Context as _, Result, bail};
@@ -140,11 +140,16 @@ impl InitHook for GoBase {
             .license
             .boilerplate(&templates, YEAR_PLACEHOLDER, ctx.owner)?;
         let context = base_context(project, &go_header(&boilerplate))?;
-        for template in templates.tree("init") {
-            let contents = templates.render(&template.name, &context)?;
-            out.plan
-                .push(init_change(ctx.dir, &repo, template.output, contents));
-        }
+        // An existing go.mod that already names the module is rewritten
+        // rather than reported as a conflict, since `init` reads the module
+        // path from it.
+        let own_go_mod = module_of_go_mod(ctx.dir).ok().flatten().as_deref() == Some(&repo);
+        templates.plan_tree_with("init", &context, &[], &mut out.plan, |mut file, plan| {
+            if own_go_mod && file.path == Path::new("go.mod") {
+                file.rule = Rule::Write;
+            }
+            file.plan(plan)
+        })?;
         out.plan.push(Change::Create {
             path: BOILERPLATE_PATH.into(),
             contents: boilerplate,
@@ -586,19 +591,6 @@ fn base_context(project: &ProjectFile, go_header: &str) -> Result<crate::machine
 fn read_go_header(dir: &Path) -> String {
     let boilerplate = std::fs::read_to_string(dir.join(BOILERPLATE_PATH)).unwrap_or_default();
     go_header(&boilerplate)
-}
-
-/// The change for one rendered init file. An existing go.mod that already
-/// names the module is rewritten rather than reported as a conflict, since
-/// `init` reads the module path from it.
-fn init_change(dir: &Path, repo: &str, path: PathBuf, contents: String) -> Change {
-    let is_own_go_mod = path == Path::new("go.mod")
-        && module_of_go_mod(dir).ok().flatten().as_deref() == Some(repo);
-    if is_own_go_mod {
-        Change::Write { path, contents }
-    } else {
-        Change::Create { path, contents }
-    }
 }
 
 /// The module path declared by `<dir>/go.mod`, if there is one.

@@ -15,12 +15,17 @@ mod config;
 use super::{EditContext, EditHook, Output, Plugin, Role};
 use crate::machinery::rewrite::read_if_present;
 use crate::machinery::{Change, Context, Templates};
-use crate::project::bookkeeping::empty_config;
 use anyhow::{Context as _, Result};
+use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// The plugin's key.
 pub const KEY: &str = "grafana.kubebuilder.io/v1-alpha";
+
+/// The plugin's PROJECT section: empty (`{}`), as kubebuilder records it;
+/// the plugin keeps no settings.
+#[derive(Debug, Serialize, Deserialize)]
+struct Section {}
 
 /// Folder of this plugin's templates under `scaffolds/`.
 const TEMPLATE_DIR: &str = "grafana/v1-alpha";
@@ -63,22 +68,14 @@ impl EditHook for Grafana {
         context.insert_test("exported", move |name| {
             super::manager_exports_metric(&layout, name)
         });
-        for template in templates.tree("edit") {
-            let contents = templates.render(&template.name, &context)?;
-            let path = template.output;
-            out.plan.push(if path == Path::new(CONFIG_PATH) {
-                Change::CreateIfMissing { path, contents }
-            } else {
-                Change::Write { path, contents }
-            });
-        }
+        templates.plan_tree("edit", &context, &[], &mut out.plan)?;
         if let Some(dashboard) = custom_dashboard(ctx.dir, &templates)? {
             out.plan.push(Change::Write {
                 path: CUSTOM_DASHBOARD_PATH.into(),
                 contents: dashboard,
             });
         }
-        out.configs.push((KEY, empty_config()));
+        out.record(KEY, &Section {})?;
         Ok(())
     }
 

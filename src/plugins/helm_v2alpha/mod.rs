@@ -14,8 +14,8 @@
 //! Re-running rewrites the templates built from the output. Chart.yaml is
 //! never rewritten; values.yaml, `.helmignore`, `_helpers.tpl`, NOTES.txt,
 //! the network policies, the ServiceMonitor and the workflow are kept unless
-//! `--force` is given, and a kept values.yaml only gains the sections it
-//! lacks. PROJECT records
+//! `--force` is given (declared in `scaffolds/helm/v2-alpha/edit/files.toml`),
+//! and a kept values.yaml only gains the sections it lacks. PROJECT records
 //! `manifests` and `output` under the plugin's key; later runs use them
 //! when the flags are not given. A missing default `dist/install.yaml` is
 //! built first with `make manifests generate build-installer`.
@@ -35,7 +35,7 @@ use crate::machinery::{Change, Context, Syntax, Templates};
 use crate::project::ProjectFile;
 use anyhow::{Result, bail};
 use manifests::Manifests;
-use serde_norway::{Mapping, Value};
+use serde::{Deserialize, Serialize};
 use std::path::{Component, Path, PathBuf};
 use values::Values;
 
@@ -54,24 +54,8 @@ const DEFAULT_OUTPUT: &str = "dist";
 /// The helm release `make install-helm` builds.
 const HELM_VERSION: &str = "v3.22.0";
 
-/// The chart's own file, relative to the chart folder: written once, never rewritten.
-const CHART_FILE: &str = "Chart.yaml";
-
 /// The chart's values, relative to the chart folder.
 const VALUES_FILE: &str = "values.yaml";
-
-/// Files relative to the chart folder that are kept unless `--force` is given.
-const KEPT_FILES: &[&str] = &[
-    ".helmignore",
-    "templates/_helpers.tpl",
-    "templates/NOTES.txt",
-    "templates/network-policy/allow-metrics-traffic.yaml",
-    "templates/network-policy/allow-webhook-traffic.yaml",
-    "templates/prometheus/controller-manager-metrics-monitor.yaml",
-];
-
-/// The workflow that tests the chart; kept unless `--force` is given.
-const WORKFLOW: &str = ".github/workflows/test-chart.yml";
 
 /// The helm/v2-alpha plugin.
 pub struct Helm;
@@ -139,7 +123,9 @@ impl EditHook for Helm {
     /// manifests file and the Makefile has the target; `alpha generate` then
     /// runs the plugin again to write the chart.
     fn after_generate(&self, dir: &Path, project: &ProjectFile) -> Result<()> {
-        let manifests = recorded_text(project.plugins.get(KEY), "manifests");
+        let manifests = project
+            .plugin_section::<Section>(KEY)?
+            .and_then(|section| section.manifests);
         if manifests.is_some_and(|m| m != DEFAULT_MANIFESTS) {
             return Ok(());
         }
@@ -180,7 +166,7 @@ impl Helm {
                 settings.chart_dir()
             ));
         }
-        out.configs.push((KEY, settings.config()));
+        out.record(KEY, &settings.section())?;
         Ok(())
     }
 }
@@ -253,10 +239,10 @@ impl Settings {
     /// The flags given, else what PROJECT records, else the defaults.
     fn resolve(ctx: &EditContext) -> Result<Self> {
         let options: HelmOptions = ctx.flags.get()?;
-        let recorded = ctx.project.plugins.get(KEY);
-        let pick = |given: Option<String>, flag: &str, key: &str, default: &str| {
+        let recorded: Section = ctx.project.plugin_section(KEY)?.unwrap_or_default();
+        let pick = |given: Option<String>, flag: &str, recorded: Option<String>, default: &str| {
             let value = given
-                .or_else(|| recorded_text(recorded, key))
+                .or(recorded)
                 .unwrap_or_else(|| default.to_string());
             check_inside(flag, &value)?;
             Ok::<_, anyhow::Error>(value.trim_end_matches('/').to_string())
@@ -265,10 +251,10 @@ impl Settings {
             manifests: pick(
                 options.manifests,
                 "manifests",
-                "manifests",
+                recorded.manifests,
                 DEFAULT_MANIFESTS,
             )?,
-            output: pick(options.output_dir, "output-dir", "output", DEFAULT_OUTPUT)?,
+            output: pick(options.output_dir, "output-dir", recorded.output, DEFAULT_OUTPUT)?,
         })
     }
 
@@ -282,18 +268,25 @@ impl Settings {
         Path::new(&self.chart_dir()).join(relative)
     }
 
-    /// The PROJECT section: `manifests` and `output`.
-    fn config(&self) -> Value {
-        let mut map = Mapping::new();
-        map.insert("manifests".into(), self.manifests.clone().into());
-        map.insert("output".into(), self.output.clone().into());
-        Value::Mapping(map)
+    /// The PROJECT section that records them.
+    fn section(&self) -> Section {
+        Section {
+            manifests: Some(self.manifests.clone()),
+            output: Some(self.output.clone()),
+        }
     }
 }
 
-/// A text key of the plugin's PROJECT section.
-fn recorded_text(section: Option<&Value>, key: &str) -> Option<String> {
-    section?.get(key)?.as_str().map(str::to_string)
+/// The plugin's PROJECT section: the manifests file and the output folder
+/// last used, which later runs take when the flags are not given.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Section {
+    /// The manifests file, relative to the project.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    manifests: Option<String>,
+    /// The folder holding `chart/`, relative to the project.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    output: Option<String>,
 }
 
 /// Refuses a path that is empty, absolute or leaves the project.
@@ -335,10 +328,10 @@ fn plan_project_files(
             text: templates.render("edit/makefile/helm-targets.mk.jinja", context)?,
         });
     }
-    let contents = templates.render(&format!("edit/project/{WORKFLOW}.jinja"), context)?;
-    out.plan
-        .push(kept(WORKFLOW.into(), contents, ctx.request.force));
-    Ok(())
+    let force = ctx.request.force;
+    templates.plan_tree_with("edit/project", context, &[], &mut out.plan, |file, plan| {
+        file.forced(force).plan(plan)
+    })
 }
 
 /// Every file of the chart named `name`.
@@ -357,20 +350,26 @@ fn plan_chart(
             .iter()
             .any(|t| format!("templates/{}", t.path) == relative)
     };
-    for template in templates.tree("edit/chart") {
-        let relative = template.output.to_string_lossy().into_owned();
-        if taken(&relative) {
-            continue;
-        }
-        let contents = templates.render(&template.name, &context)?;
-        let path = settings.chart_path(&relative);
-        out.plan.push(match relative.as_str() {
-            CHART_FILE => Change::CreateIfMissing { path, contents },
-            VALUES_FILE => values_change(ctx, path, contents)?,
-            kept_file if KEPT_FILES.contains(&kept_file) => kept(path, contents, ctx.request.force),
-            _ => Change::Write { path, contents },
-        });
-    }
+    let force = ctx.request.force;
+    templates.plan_tree_with(
+        "edit/chart",
+        &context,
+        &[],
+        &mut out.plan,
+        |mut file, plan| {
+            let relative = file.template.to_string_lossy().into_owned();
+            if taken(&relative) {
+                return Ok(());
+            }
+            file.path = settings.chart_path(&relative);
+            if relative == VALUES_FILE {
+                let contents = file.render()?;
+                plan.push(values_change(ctx, file.path, contents)?);
+                return Ok(());
+            }
+            file.forced(force).plan(plan)
+        },
+    )?;
     for template in converted {
         out.plan.push(Change::Write {
             path: settings.chart_path(&format!("templates/{}", template.path)),
@@ -378,15 +377,6 @@ fn plan_chart(
         });
     }
     Ok(())
-}
-
-/// A file kept once it exists, unless `force`.
-fn kept(path: PathBuf, contents: String, force: bool) -> Change {
-    if force {
-        Change::Write { path, contents }
-    } else {
-        Change::CreateIfMissing { path, contents }
-    }
 }
 
 /// values.yaml: written when missing or with `--force`; otherwise the

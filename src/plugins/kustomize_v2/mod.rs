@@ -44,16 +44,6 @@ const WATCH_NAMESPACE_COMMENT: &str =
 /// The manager's RBAC rules: the init placeholder, or controller-gen's output.
 const ROLE_PATH: &str = "config/rbac/role.yaml";
 
-/// Files rendered once and shared by later resources, matched by the end
-/// of their names.
-const SHARED_FILES: &[&str] = &[
-    "kustomization.yaml",
-    "kustomizeconfig.yaml",
-    "_admin_role.yaml",
-    "_editor_role.yaml",
-    "_viewer_role.yaml",
-];
-
 /// The kustomize/v2 plugin.
 pub struct Kustomize;
 
@@ -95,14 +85,7 @@ impl InitHook for Kustomize {
     fn plan(&self, _ctx: &InitContext, project: &ProjectFile, out: &mut Output) -> Result<()> {
         let templates = Templates::load(TEMPLATE_DIR, &["init"])?;
         let context = base_context(project);
-        for template in templates.tree("init") {
-            let contents = templates.render(&template.name, &context)?;
-            out.plan.push(Change::Create {
-                path: template.output,
-                contents,
-            });
-        }
-        Ok(())
+        templates.plan_tree("init", &context, &[], &mut out.plan)
     }
 }
 
@@ -120,11 +103,7 @@ impl CreateApiHook for Kustomize {
             ("kind", ctx.resource.kind_lower.as_str()),
             ("group_prefix", group_prefix.as_str()),
         ];
-        for template in templates.tree("create-api/resource") {
-            let contents = templates.render(&template.name, &context)?;
-            out.plan
-                .push(file_change(template.output_with(&vars), contents));
-        }
+        templates.plan_tree("create-api/resource", &context, &vars, &mut out.plan)?;
         fragments.plan("resource", &templates, &context, &vars, &mut out.plan)
     }
 }
@@ -139,21 +118,9 @@ impl CreateWebhookHook for Kustomize {
             ("group_prefix", group_prefix.as_str()),
             ("plural", ctx.resource.plural.as_str()),
         ];
-        for template in templates.tree("create-webhook/webhook") {
-            let contents = templates.render(&template.name, &context)?;
-            out.plan.push(Change::CreateIfMissing {
-                path: template.output_with(&vars),
-                contents,
-            });
-        }
+        templates.plan_tree("create-webhook/webhook", &context, &vars, &mut out.plan)?;
         if ctx.options.conversion {
-            for template in templates.tree("create-webhook/conversion") {
-                let contents = templates.render(&template.name, &context)?;
-                out.plan.push(Change::Create {
-                    path: template.output_with(&vars),
-                    contents,
-                });
-            }
+            templates.plan_tree("create-webhook/conversion", &context, &vars, &mut out.plan)?;
         }
         let options = ctx.options;
         let groups = [
@@ -255,19 +222,6 @@ fn resource_context(project: &ProjectFile, resource: &Resource) -> (Context, Str
     context.insert("resource", resource);
     context.insert("group_prefix", &group_prefix);
     (context, group_prefix)
-}
-
-/// Creates a file; files shared by several resources are only created when missing.
-fn file_change(path: std::path::PathBuf, contents: String) -> Change {
-    let shared = path.file_name().is_some_and(|name| {
-        let name = name.to_string_lossy();
-        SHARED_FILES.iter().any(|s| name.ends_with(s))
-    });
-    if shared {
-        Change::CreateIfMissing { path, contents }
-    } else {
-        Change::Create { path, contents }
-    }
 }
 
 /// Adds or removes `WATCH_NAMESPACE` in the manager's environment, for a

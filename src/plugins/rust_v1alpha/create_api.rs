@@ -6,7 +6,7 @@
 
 use super::names::{controller_module, crate_ident, module_ident, own_api_module, snake_case};
 use super::{TEMPLATE_DIR, base_context, read_rust_header};
-use crate::machinery::{Change, Context, Fragments, Plan, Templates, path_vars};
+use crate::machinery::{Context, Fragments, Plan, Templates, path_vars};
 use crate::plugins::ApiContext;
 use crate::project::ProjectFile;
 use crate::resource::{Origin, Resource};
@@ -89,23 +89,23 @@ pub fn plan(ctx: &ApiContext, plan: &mut Plan) -> Result<()> {
 
     if ctx.options.resource {
         if multigroup {
-            render.files("create-api/api-group", plan, true)?;
+            render.files("create-api/api-group", plan)?;
             render.fragments("api-group", plan)?;
         }
-        render.files("create-api/api", plan, false)?;
+        render.files("create-api/api", plan)?;
         render.fragments("api", plan)?;
     }
     if ctx.options.controller {
         refuse_manager_without_runner(ctx)?;
         if multigroup {
-            render.files("create-api/controller-group", plan, true)?;
+            render.files("create-api/controller-group", plan)?;
             render.fragments("controller-group", plan)?;
         }
-        render.files("create-api/controller", plan, false)?;
+        render.files("create-api/controller", plan)?;
         render.fragments("controller", plan)?;
         if own_controller {
-            render.files("test-support", plan, true)?;
-            render.files("create-api/controller-test", plan, false)?;
+            render.files("test-support", plan)?;
+            render.files("create-api/controller-test", plan)?;
             render.fragments("controller-test", plan)?;
         }
     }
@@ -141,23 +141,11 @@ pub(super) struct Render<'a> {
 }
 
 impl Render<'_> {
-    /// Plans every file of `folder`. Module files (`mod.rs`, the test
-    /// suite's `main.rs`) and folders marked `shared` are created only when
-    /// missing, since later resources share them.
-    pub(super) fn files(&self, folder: &str, plan: &mut Plan, shared: bool) -> Result<()> {
-        for template in self.templates.tree(folder) {
-            let contents = self.templates.render(&template.name, self.context)?;
-            let path = template.output_with(self.vars);
-            let is_module_file = path
-                .file_name()
-                .is_some_and(|name| name == "mod.rs" || name == "main.rs");
-            plan.push(if shared || is_module_file {
-                Change::CreateIfMissing { path, contents }
-            } else {
-                Change::Create { path, contents }
-            });
-        }
-        Ok(())
+    /// Plans every file of `folder`, each by the rule its `files.toml`
+    /// declares (module files and shared folders are kept when present).
+    pub(super) fn files(&self, folder: &str, plan: &mut Plan) -> Result<()> {
+        self.templates
+            .plan_tree(folder, self.context, self.vars, plan)
     }
 
     /// Plans the fragment group `group`.

@@ -100,7 +100,7 @@ pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
         path: "Cargo.toml".into(),
         contents: with_webhook_dependencies(&read_cargo_toml(ctx)?)?,
     });
-    render.files("create-webhook/server", plan, true)?;
+    render.files("create-webhook/server", plan)?;
     if !shared_tls {
         // A manager scaffolded before the metrics server's TLS: the webhook
         // server keeps a copy of that module of its own.
@@ -110,11 +110,11 @@ pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
         });
     }
     if multigroup {
-        render.files("create-webhook/webhook-group", plan, true)?;
+        render.files("create-webhook/webhook-group", plan)?;
         render.fragments("webhook-group", plan)?;
     }
-    render.files("create-webhook/webhook", plan, true)?;
-    render.files("create-webhook/webhook-test", plan, true)?;
+    render.files("create-webhook/webhook", plan)?;
+    render.files("create-webhook/webhook-test", plan)?;
     render.fragments("common", plan)?;
     // The conversion's own fragment holds the markers its spokes are
     // inserted at, so once spokes split it, it no longer reads as "already

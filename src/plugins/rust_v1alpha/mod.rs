@@ -91,13 +91,7 @@ impl InitHook for RustBase {
             ctx.license
                 .boilerplate(&templates, &current_year().to_string(), ctx.owner)?;
         let context = base_context(project, &rust_header(&boilerplate));
-        for template in templates.tree("init") {
-            let contents = templates.render(&template.name, &context)?;
-            out.plan.push(Change::Create {
-                path: template.output,
-                contents,
-            });
-        }
+        templates.plan_tree("init", &context, &[], &mut out.plan)?;
         out.plan.push(Change::Create {
             path: BOILERPLATE_PATH.into(),
             contents: boilerplate,
