@@ -185,6 +185,7 @@ fn scaffold(
     dir: &Path,
 ) -> Result<()> {
     for step in steps {
+        crate::plugins::external::command_line::set_forwarded(replay::command_line(step));
         let plan = match step {
             Step::Init(options, flags) => super::init::plan(chain, options, flags, dir)?,
             Step::CreateApi(entry, options, plugins) => {

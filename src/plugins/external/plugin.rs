@@ -6,7 +6,7 @@ use super::protocol::{API_VERSION, Request};
 use super::{Command, External, chain_seen_by, command_line, run, universe};
 use crate::machinery::Plan;
 use crate::plugins::{ApiContext, EditContext, InitContext, Output, Plugin, Role, WebhookContext};
-use crate::project::ProjectFile;
+use crate::project::{ProjectFile, bookkeeping};
 use anyhow::{Context as _, Result};
 use std::path::Path;
 use std::sync::Mutex;
@@ -54,16 +54,22 @@ impl Plugin for ExternalPlugin {
         scaffold(self.found, Command::Init, ctx.dir, &project, &mut out.plan)
     }
 
+    // PROJECT as sent records the resource already, as kubebuilder's does
+    // once its language plugin ran.
     fn create_api(&self, ctx: &ApiContext, out: &mut Output) -> Result<()> {
-        scaffold(self.found, Command::CreateApi, ctx.dir, ctx.project, &mut out.plan)
+        let mut project = ctx.project.clone();
+        bookkeeping::record_api(&mut project, ctx.resource, ctx.options);
+        scaffold(self.found, Command::CreateApi, ctx.dir, &project, &mut out.plan)
     }
 
     fn create_webhook(&self, ctx: &WebhookContext, out: &mut Output) -> Result<()> {
+        let mut project = ctx.project.clone();
+        bookkeeping::record_webhook(&mut project, ctx.resource, ctx.options);
         scaffold(
             self.found,
             Command::CreateWebhook,
             ctx.dir,
-            ctx.project,
+            &project,
             &mut out.plan,
         )
     }
