@@ -95,18 +95,20 @@ fn chain_externals(
     cwd: &Path,
     external: &dyn Fn(&str) -> Result<Option<&'static External>>,
 ) -> Result<Vec<&'static External>> {
-    let mut names: Vec<String> = Vec::new();
+    // Each name with where it comes from, for messages.
+    let mut names: Vec<(String, &str)> = Vec::new();
     if scan.command != Command::Init
         && let Ok(project) = crate::project::Project::load(cwd)
     {
-        names.extend(project.file.layout);
+        names.extend(project.file.layout.into_iter().map(|n| (n, "PROJECT's layout: ")));
     }
     if let Some(spec) = &scan.plugins {
-        names.extend(spec.split(',').map(|s| s.trim().to_string()));
+        names.extend(spec.split(',').map(|s| (s.trim().to_string(), "")));
     }
     let mut found: Vec<&'static External> = Vec::new();
-    for name in names.iter().filter(|name| !name.is_empty()) {
-        if let Some(plugin) = external(name)?
+    for (name, origin) in names.iter().filter(|(name, _)| !name.is_empty()) {
+        let plugin = external(name).map_err(|e| anyhow::anyhow!("{origin}{e}"))?;
+        if let Some(plugin) = plugin
             && !found.iter().any(|p| p.key == plugin.key)
         {
             found.push(plugin);
