@@ -152,6 +152,12 @@ fn a_dry_run_shows_the_plugins_files_and_writes_nothing() {
     let out = ok(&dir, "init --plugins kustomize/v2,acmeconventions/v1 --dry-run");
     assert_holds("the dry run", &out, &["create    .acme/conventions.yaml", "create    config/default/kustomization.yaml", "(dry run: nothing was written)"]);
     assert!(snapshot_tree(&dir).is_empty());
+
+    let (_tmp, dir) = kustomize_project();
+    let before = snapshot_tree(&dir);
+    let out = ok(&dir, "edit --plugins acmeconventions/v1 --team billing --badge --dry-run");
+    assert_holds("the edit's dry run", &out, &["update    .acme/conventions.yaml", "-team: payments", "+team: billing", "create    .acme/badge.md"]);
+    assert_eq!(snapshot_tree(&dir), before);
 }
 
 #[test]
