@@ -103,6 +103,15 @@ fn a_plugins_edit_of_project_is_dropped_as_kubebuilder_drops_it() {
     let project = read(&dir, "PROJECT");
     assert!(project.contains("kind: Captain"), "{project}");
     assert!(!project.contains("edited by acmeconventions"), "{project}");
+
+    let (_tmp, dir) = empty_project_dir("ship");
+    let output = kb_ext(&dir)
+        .env("ACME_MISBEHAVE", "project")
+        .args(words("init --plugins kustomize/v2,acmeconventions/v1"))
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(!read(&dir, "PROJECT").contains("edited by acmeconventions"));
 }
 
 #[test]
