@@ -41,7 +41,12 @@ fn run_commands(program: &Path, dir: &Path, log: &Path) {
             .env("EXTERNAL_PLUGINS_PATH", plugins_root())
             .env("ACME_RECORD", log)
             .env_remove("ACME_MISBEHAVE");
-        common::output_ok(command.args(&args).current_dir(dir), dir, &program.display().to_string(), &args);
+        common::output_ok(
+            command.args(&args).current_dir(dir),
+            dir,
+            &program.display().to_string(),
+            &args,
+        );
     }
 }
 
@@ -89,7 +94,11 @@ fn the_same_plugin_run_by_kubebuilder_and_kubebuilder_rs_makes_the_same_files() 
     let theirs = tmp.path().join("theirs").join("ship");
     std::fs::create_dir_all(&theirs).unwrap();
     let (our_log, their_log) = (tmp.path().join("ours.log"), tmp.path().join("theirs.log"));
-    run_commands(&assert_cmd::cargo::cargo_bin("kubebuilder-rs"), &ours, &our_log);
+    run_commands(
+        &assert_cmd::cargo::cargo_bin("kubebuilder-rs"),
+        &ours,
+        &our_log,
+    );
     run_commands(&kubebuilder, &theirs, &their_log);
 
     // The plugin was asked the same; kubebuilder's universe at init holds
@@ -103,19 +112,35 @@ fn the_same_plugin_run_by_kubebuilder_and_kubebuilder_rs_makes_the_same_files() 
     assert_eq!(our_requests, their_requests);
 
     assert_eq!(paths(&ours), paths(&theirs), "the same files");
-    for path in [".acme/conventions.yaml", ".acme/badge.md", "docs/apis/crew_v1_captain.md", "docs/webhooks/crew_v1_captain.md"] {
+    for path in [
+        ".acme/conventions.yaml",
+        ".acme/badge.md",
+        "docs/apis/crew_v1_captain.md",
+        "docs/webhooks/crew_v1_captain.md",
+    ] {
         assert_eq!(read(&ours, path), read(&theirs, path), "{path}");
     }
     for (path, tail) in [
-        ("Makefile", "acme-check: ## Check the Acme conventions.\n\t@test -f .acme/conventions.yaml\n"),
-        ("internal/controller/captain_controller.go", "\n// Reviewed under the Acme conventions by the payments team.\n"),
-        ("config/default/kustomization.yaml", "# Owned by the payments team (Acme conventions).\n"),
+        (
+            "Makefile",
+            "acme-check: ## Check the Acme conventions.\n\t@test -f .acme/conventions.yaml\n",
+        ),
+        (
+            "internal/controller/captain_controller.go",
+            "\n// Reviewed under the Acme conventions by the payments team.\n",
+        ),
+        (
+            "config/default/kustomization.yaml",
+            "# Owned by the payments team (Acme conventions).\n",
+        ),
     ] {
         assert!(read(&ours, path).ends_with(tail), "ours: {path}");
         assert!(read(&theirs, path).ends_with(tail), "kubebuilder's: {path}");
     }
     assert_eq!(project_body(&ours), project_body(&theirs));
-    assert!(project_body(&ours).contains("layout:\n- go.kubebuilder.io/v4\n- acmeconventions/v1\n"));
+    assert!(
+        project_body(&ours).contains("layout:\n- go.kubebuilder.io/v4\n- acmeconventions/v1\n")
+    );
 
     // alpha generate replays the plugin with the rest of the layout.
     let generated = tmp.path().join("generated");
@@ -128,8 +153,14 @@ fn the_same_plugin_run_by_kubebuilder_and_kubebuilder_rs_makes_the_same_files() 
     assert_eq!(project_body(&generated), project_body(&ours));
     let conventions = read(&generated, ".acme/conventions.yaml");
     assert!(conventions.contains(&format!("pluginChain: [{KEY}, go.kubebuilder.io/v4]\n")));
-    assert!(conventions.ends_with("apis:\n- crew/v1/Captain\n"), "{conventions}");
-    for path in ["docs/apis/crew_v1_captain.md", "docs/webhooks/crew_v1_captain.md"] {
+    assert!(
+        conventions.ends_with("apis:\n- crew/v1/Captain\n"),
+        "{conventions}"
+    );
+    for path in [
+        "docs/apis/crew_v1_captain.md",
+        "docs/webhooks/crew_v1_captain.md",
+    ] {
         assert!(generated.join(path).is_file(), "{path}");
     }
     assert!(read(&generated, "Makefile").contains("acme-check:"));
@@ -145,9 +176,15 @@ const KILLED: &str = "create api --group crew --version v1 --kind Captain --tick
 /// `syscall` (never, for 0), or counting the calls into `log`.
 fn strace_run(dir: &Path, syscall: &str, when: usize, log: &Path) -> bool {
     let mut strace = Command::new("strace");
-    strace.args(["-f", "-qq", "-o"]).arg(log).arg("-e").arg(format!("trace={syscall}"));
+    strace
+        .args(["-f", "-qq", "-o"])
+        .arg(log)
+        .arg("-e")
+        .arg(format!("trace={syscall}"));
     if when > 0 {
-        strace.arg("-e").arg(format!("inject={syscall}:signal=KILL:when={when}"));
+        strace
+            .arg("-e")
+            .arg(format!("inject={syscall}:signal=KILL:when={when}"));
     }
     let output = strace
         .arg(assert_cmd::cargo::cargo_bin("kubebuilder-rs"))
@@ -166,14 +203,21 @@ fn a_kill_mid_write_leaves_the_old_or_the_new_tree_with_the_plugins_files() {
     require_python();
     let (tmp, base) = empty_project_dir("ship");
     let output = kb_ext(&base)
-        .args(words("init --plugins kustomize/v2,acmeconventions/v1 --domain example.com"))
+        .args(words(
+            "init --plugins kustomize/v2,acmeconventions/v1 --domain example.com",
+        ))
         .output()
         .unwrap();
     assert!(output.status.success(), "{}", stderr(&output));
     let old = snapshot_tree(&base);
     let whole = tmp.path().join("whole");
     copy_tree(&base, &whole);
-    assert!(strace_run(&whole, "rename", 0, &tmp.path().join("whole.log")));
+    assert!(strace_run(
+        &whole,
+        "rename",
+        0,
+        &tmp.path().join("whole.log")
+    ));
     let new = snapshot_tree(&whole);
     assert!(new.contains_key(Path::new("docs/apis/crew_v1_captain.md")));
 
@@ -193,7 +237,10 @@ fn a_kill_mid_write_leaves_the_old_or_the_new_tree_with_the_plugins_files() {
             let dir = tmp.path().join(format!("{syscall}-{when}"));
             copy_tree(&base, &dir);
             strace_run(&dir, syscall, when, &tmp.path().join("killed.log"));
-            let next = kb_ext(&dir).args(words("edit --plugins kustomize/v2")).output().unwrap();
+            let next = kb_ext(&dir)
+                .args(words("edit --plugins kustomize/v2"))
+                .output()
+                .unwrap();
             let tree = snapshot_tree(&dir);
             if !next.status.success() {
                 torn.push(format!("{syscall} #{when}: {}", stderr(&next)));
@@ -206,7 +253,13 @@ fn a_kill_mid_write_leaves_the_old_or_the_new_tree_with_the_plugins_files() {
             }
         }
     }
-    println!("kills: old tree {as_old}, new tree {as_new}, torn {}", torn.len());
+    println!(
+        "kills: old tree {as_old}, new tree {as_new}, torn {}",
+        torn.len()
+    );
     assert!(torn.is_empty(), "torn trees after kills at: {torn:?}");
-    assert!(as_old > 0 && as_new > 0, "kills landed before and after the commit point");
+    assert!(
+        as_old > 0 && as_new > 0,
+        "kills landed before and after the commit point"
+    );
 }

@@ -90,7 +90,9 @@ pub(crate) fn plan(
 ) -> Result<Plan> {
     // A chain of external plugins only records no settings, as kubebuilder:
     // its built-in plugins record them.
-    let settings = chain.iter().any(|p| crate::plugins::by_key(p.key()).is_some());
+    let settings = chain
+        .iter()
+        .any(|p| crate::plugins::by_key(p.key()).is_some());
     let mut file = ProjectFile {
         version: project::PROJECT_VERSION.to_string(),
         domain: settings.then(|| options.domain.clone()),

@@ -20,7 +20,10 @@ pub fn require_python() {
         .arg("--version")
         .output()
         .is_ok_and(|out| out.status.success());
-    assert!(ok, "python3 is needed by the external plugin tests: install it (apt-get install python3)");
+    assert!(
+        ok,
+        "python3 is needed by the external plugin tests: install it (apt-get install python3)"
+    );
 }
 
 /// kubebuilder-rs in `dir`, finding the test plugin, with none of its

@@ -100,7 +100,13 @@ fn chain_externals(
     if scan.command != Command::Init
         && let Ok(project) = crate::project::Project::load(cwd)
     {
-        names.extend(project.file.layout.into_iter().map(|n| (n, "PROJECT's layout: ")));
+        names.extend(
+            project
+                .file
+                .layout
+                .into_iter()
+                .map(|n| (n, "PROJECT's layout: ")),
+        );
     }
     if let Some(spec) = &scan.plugins {
         names.extend(spec.split(',').map(|s| (s.trim().to_string(), "")));
@@ -230,7 +236,11 @@ fn arg_for(flag: &Flag) -> clap::Arg {
             .require_equals(true)
             .default_missing_value("true")
             .value_parser(["true", "false"])
-            .default_value(if flag.default == "true" { "true" } else { "false" }),
+            .default_value(if flag.default == "true" {
+                "true"
+            } else {
+                "false"
+            }),
         "int" => arg
             .value_parser(clap::value_parser!(i64))
             .default_value(default),
@@ -263,7 +273,11 @@ fn help_text(plugin: &External, which: Command, cwd: &Path, limit: std::time::Du
         plugin.path.display()
     );
     if !metadata.examples.trim().is_empty() {
-        text.push_str(&format!("\n\nExamples of {}:\n{}", plugin.key, metadata.examples.trim_end()));
+        text.push_str(&format!(
+            "\n\nExamples of {}:\n{}",
+            plugin.key,
+            metadata.examples.trim_end()
+        ));
     }
     text
 }

@@ -248,7 +248,11 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let given = tmp.path().to_str().unwrap();
         let home = Some(PathBuf::from("/home/u"));
-        let root = root_from(env(&[(PATH_VAR, given), ("XDG_CONFIG_HOME", "/x")]), None, false);
+        let root = root_from(
+            env(&[(PATH_VAR, given), ("XDG_CONFIG_HOME", "/x")]),
+            None,
+            false,
+        );
         assert_eq!(root.unwrap().path, tmp.path());
         let root = root_from(env(&[("XDG_CONFIG_HOME", "/x")]), home.clone(), false).unwrap();
         assert_eq!(root.path, Path::new("/x/kubebuilder/plugins"));
@@ -263,7 +267,10 @@ mod tests {
         let err = root_from(env(&[(PATH_VAR, missing.to_str().unwrap())]), None, false)
             .unwrap_err()
             .to_string();
-        assert!(err.contains(PATH_VAR) && err.contains("does not exist"), "{err}");
+        assert!(
+            err.contains(PATH_VAR) && err.contains("does not exist"),
+            "{err}"
+        );
     }
 
     fn plugin_file(root: &Path, relative: &str, mode: u32) {

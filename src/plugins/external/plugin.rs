@@ -59,7 +59,13 @@ impl Plugin for ExternalPlugin {
     fn create_api(&self, ctx: &ApiContext, out: &mut Output) -> Result<()> {
         let mut project = ctx.project.clone();
         bookkeeping::record_api(&mut project, ctx.resource, ctx.options);
-        scaffold(self.found, Command::CreateApi, ctx.dir, &project, &mut out.plan)
+        scaffold(
+            self.found,
+            Command::CreateApi,
+            ctx.dir,
+            &project,
+            &mut out.plan,
+        )
     }
 
     fn create_webhook(&self, ctx: &WebhookContext, out: &mut Output) -> Result<()> {
@@ -75,7 +81,13 @@ impl Plugin for ExternalPlugin {
     }
 
     fn edit(&self, ctx: &EditContext, out: &mut Output) -> Result<()> {
-        scaffold(self.found, Command::Edit, ctx.dir, ctx.project, &mut out.plan)
+        scaffold(
+            self.found,
+            Command::Edit,
+            ctx.dir,
+            ctx.project,
+            &mut out.plan,
+        )
     }
 }
 

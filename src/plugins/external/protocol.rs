@@ -119,7 +119,9 @@ impl Response {
             )
         })?;
         let response: Response = serde_json::from_value(normalized(value))
-            .with_context(|| format!("the external plugin {key} answered with a malformed response"))
+            .with_context(|| {
+                format!("the external plugin {key} answered with a malformed response")
+            })
             .map_err(|e| anyhow::anyhow!("{e:#}"))?;
         if response.api_version != API_VERSION {
             bail!(
@@ -222,7 +224,11 @@ mod tests {
 
     #[test]
     fn bad_responses_are_refused_with_the_reason() {
-        let refusal = |out: &str| Response::parse("acme/v1", out.as_bytes()).unwrap_err().to_string();
+        let refusal = |out: &str| {
+            Response::parse("acme/v1", out.as_bytes())
+                .unwrap_err()
+                .to_string()
+        };
         assert!(refusal("hello").contains("not JSON"));
         assert!(refusal(r#"{"apiVersion":"v2"}"#).contains("\"v2\""));
         let err = refusal(r#"{"apiVersion":"v1alpha1","error":true,"errorMsgs":["a","b"]}"#);

@@ -91,7 +91,8 @@ pub fn call(
             limit.as_secs_f64()
         );
     };
-    let out = out.with_context(|| format!("cannot read the answer of the external plugin {key}"))?;
+    let out =
+        out.with_context(|| format!("cannot read the answer of the external plugin {key}"))?;
     let status = child.wait()?;
     let last_error_line = stderr.join().unwrap_or_default();
     if !status.success() {
