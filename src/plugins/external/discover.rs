@@ -291,14 +291,17 @@ mod tests {
             path: tmp.path().to_path_buf(),
             source: "a test",
         };
-        plugin_file(tmp.path(), "acme.io/v2/acme.io.py", 0o755);
+        plugin_file(tmp.path(), "acme.io/v2/acme.io", 0o755);
+        plugin_file(tmp.path(), "acme/v1/acme.py", 0o755);
         plugin_file(tmp.path(), "plain/v1/plain", 0o644);
         plugin_file(tmp.path(), "twice/v1/twice", 0o755);
         plugin_file(tmp.path(), "twice/v2/twice", 0o755);
         let found = find_in(&root, "acme.io/v2").unwrap();
         assert_eq!(found.key, "acme.io/v2");
-        assert!(found.path.ends_with("acme.io/v2/acme.io.py"));
+        assert!(found.path.ends_with("acme.io/v2/acme.io"));
         assert_eq!(find_in(&root, "acme.io").unwrap(), found);
+        let with_extension = find_in(&root, "acme/v1").unwrap();
+        assert!(with_extension.path.ends_with("acme/v1/acme.py"));
         let err = find_in(&root, "plain/v1").unwrap_err().to_string();
         assert!(err.contains("not an executable"), "{err}");
         let err = find_in(&root, "twice").unwrap_err().to_string();
