@@ -43,6 +43,18 @@ pub fn command() -> clap::Command {
         })
 }
 
+/// [`command`] for the command line `argv` (program name first) run in
+/// `cwd`, with the flags and help of the external plugins its chain runs
+/// (see [`crate::plugins::external::command_line`]).
+pub fn command_for(argv: &[String], cwd: &std::path::Path) -> anyhow::Result<clap::Command> {
+    crate::plugins::external::command_line::extend(
+        command(),
+        argv,
+        cwd,
+        &crate::plugins::chain::external_item,
+    )
+}
+
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {

@@ -5,7 +5,20 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     restore_default_sigpipe();
-    let matches = kubebuilder_rs::cli::command().get_matches();
+    let argv_os: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let argv: Vec<String> = argv_os
+        .iter()
+        .map(|arg| arg.to_string_lossy().into_owned())
+        .collect();
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let command = match kubebuilder_rs::cli::command_for(&argv, &cwd) {
+        Ok(command) => command,
+        Err(error) => {
+            eprintln!("Error: {error:#}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let matches = command.get_matches_from(argv_os);
     let cli = match kubebuilder_rs::cli::Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(error) => error.exit(),

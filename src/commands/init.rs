@@ -89,13 +89,18 @@ pub(crate) fn plan(
     flags: &Flags,
     dir: &Path,
 ) -> Result<Plan> {
+    // A chain of external plugins only records no settings, as kubebuilder:
+    // its built-in plugins record them.
+    let settings = chain
+        .iter()
+        .any(|p| crate::plugins::by_key(p.key()).is_some());
     let mut file = ProjectFile {
         version: project::PROJECT_VERSION.to_string(),
-        domain: Some(options.domain.clone()),
+        domain: settings.then(|| options.domain.clone()),
         layout: chain.layout.clone(),
-        project_name: Some(options.project_name.clone()),
-        multigroup: options.multigroup.then_some(true),
-        namespaced: options.namespaced.then_some(true),
+        project_name: settings.then(|| options.project_name.clone()),
+        multigroup: (settings && options.multigroup).then_some(true),
+        namespaced: (settings && options.namespaced).then_some(true),
         ..ProjectFile::default()
     };
     let ctx = InitContext {

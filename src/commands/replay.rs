@@ -84,6 +84,71 @@ pub fn steps(
     Ok(steps)
 }
 
+/// The flags of the command line `step` stands for, as external plugins get
+/// them (the command line `kubebuilder alpha generate` runs for it, less
+/// its license and toolchain flags).
+pub fn command_line(step: &Step) -> Vec<String> {
+    let mut args: Vec<String> = Vec::new();
+    let mut flag = |name: &str, value: Option<&str>| {
+        args.push(format!("--{name}"));
+        args.extend(value.map(str::to_string));
+    };
+    match step {
+        Step::Init(options, flags) => {
+            flag("domain", Some(&options.domain));
+            if let Some(repo) = flags.text("repo").filter(|repo| !repo.is_empty()) {
+                flag("repo", Some(repo));
+            }
+            flag("project-name", Some(&options.project_name));
+            if options.multigroup {
+                flag("multigroup", None);
+            }
+            if options.namespaced {
+                flag("namespaced", None);
+            }
+        }
+        Step::CreateApi(entry, options, _) => {
+            gvk_flags(entry, &mut flag);
+            let on = |yes: bool| if yes { "true" } else { "false" };
+            flag(&format!("resource={}", on(options.resource)), None);
+            flag(&format!("controller={}", on(options.controller)), None);
+            if let Some(name) = &options.controller_name {
+                flag("controller-name", Some(name));
+            }
+        }
+        Step::CreateWebhook(entry, options) => {
+            gvk_flags(entry, &mut flag);
+            for (on, name) in [
+                (options.defaulting, "defaulting"),
+                (options.validation, "programmatic-validation"),
+                (options.conversion, "conversion"),
+            ] {
+                if on {
+                    flag(name, None);
+                }
+            }
+            if !options.spokes.is_empty() {
+                flag("spoke", Some(&options.spokes.join(",")));
+            }
+        }
+        Step::AddPlugin(_) => {}
+    }
+    args
+}
+
+/// `--group`, `--version` and `--kind` of `entry` (`--plural` first when
+/// PROJECT records one).
+fn gvk_flags(entry: &ResourceEntry, flag: &mut impl FnMut(&str, Option<&str>)) {
+    if let Some(plural) = &entry.plural {
+        flag("plural", Some(plural));
+    }
+    if let Some(group) = entry.group.as_deref().filter(|group| !group.is_empty()) {
+        flag("group", Some(group));
+    }
+    flag("version", Some(&entry.version));
+    flag("kind", Some(&entry.kind));
+}
+
 /// The optional plugins recorded under PROJECT's `plugins:` that this tool
 /// knows and re-creates with `edit --plugins`, in key order.
 pub fn optional_plugins(project: &ProjectFile) -> Vec<&'static str> {

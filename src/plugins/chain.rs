@@ -163,12 +163,38 @@ fn resolve(name: &str) -> Result<(Vec<&'static str>, Vec<&'static dyn Plugin>)> 
         };
         return Ok((keys, plugins));
     }
-    PLUGINS
+    if let Some(plugin) = PLUGINS
         .iter()
         .copied()
         .find(|p| p.key() == name || p.short_name() == Some(name))
-        .map(|p| (vec![p.key()], vec![p]))
-        .ok_or_else(|| anyhow::anyhow!("unknown plugin {name:?}; {}", known()))
+    {
+        return Ok((vec![plugin.key()], vec![plugin]));
+    }
+    let found = external_item(name)?.expect("not built in");
+    let plugin = super::external::plugin::chain_plugin(found);
+    Ok((vec![plugin.key()], vec![plugin]))
+}
+
+/// Whether `name` names a built-in plugin or bundle, in full or short form.
+fn is_built_in(name: &str) -> bool {
+    super::BUNDLES
+        .iter()
+        .any(|b| b.key == name || b.short_name == name)
+        || PLUGINS
+            .iter()
+            .any(|p| p.key() == name || p.short_name() == Some(name))
+}
+
+/// The external plugin a chain item names (see [`super::external`]), or
+/// `None` when it names a built-in one. Only then are external plugins
+/// looked up. Refuses a name that is neither.
+pub fn external_item(name: &str) -> Result<Option<&'static super::external::External>> {
+    if is_built_in(name) {
+        return Ok(None);
+    }
+    super::external::discover::find(name)
+        .map(Some)
+        .map_err(|e| anyhow::anyhow!("{e}; {}", known()))
 }
 
 /// `short (key)`, or the key alone.

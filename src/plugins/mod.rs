@@ -16,6 +16,7 @@
 pub mod autoupdate_v1alpha;
 pub mod chain;
 pub mod deploy_image_v1alpha;
+pub mod external;
 pub mod flags;
 pub mod go_v4;
 pub mod grafana_v1alpha;

@@ -4,6 +4,7 @@
 pub mod actionlint;
 pub mod cluster;
 pub mod deploy_image;
+pub mod external;
 pub mod grafana;
 pub mod kubebuilder;
 pub mod old_build;

@@ -1,0 +1,118 @@
+//! An external plugin as a plugin of the chain. The only file of this module
+//! that knows the crate's plugin interface: each command hook calls
+//! [`scaffold`] with what the command's context holds.
+
+use super::protocol::{API_VERSION, Request};
+use super::{Command, External, chain_seen_by, command_line, run, universe};
+use crate::machinery::Plan;
+use crate::plugins::{ApiContext, EditContext, InitContext, Output, Plugin, Role, WebhookContext};
+use crate::project::{ProjectFile, bookkeeping};
+use anyhow::{Context as _, Result};
+use std::path::Path;
+use std::sync::Mutex;
+
+/// An external plugin in a chain.
+#[derive(Debug)]
+pub struct ExternalPlugin {
+    /// The plugin found on disk.
+    pub found: &'static External,
+}
+
+/// The external plugins made into chain plugins so far, one per key.
+static MADE: Mutex<Vec<&'static ExternalPlugin>> = Mutex::new(Vec::new());
+
+/// The chain plugin for the external plugin `found`, made once per process
+/// (kept for the process, as the built-in plugins are).
+pub fn chain_plugin(found: &'static External) -> &'static dyn Plugin {
+    let mut made = MADE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(plugin) = made.iter().find(|p| p.found.key == found.key) {
+        return *plugin;
+    }
+    let plugin: &'static ExternalPlugin = Box::leak(Box::new(ExternalPlugin { found }));
+    made.push(plugin);
+    plugin
+}
+
+impl Plugin for ExternalPlugin {
+    fn key(&self) -> &'static str {
+        &self.found.key
+    }
+
+    fn template_dir(&self) -> &'static str {
+        ""
+    }
+
+    fn role(&self) -> Role {
+        Role::Optional
+    }
+
+    fn init(&self, ctx: &InitContext, project: &ProjectFile, out: &mut Output) -> Result<()> {
+        let mut project = project.clone();
+        if project.cli_version.is_none() {
+            project.cli_version = Some(crate::project::cli_version::current());
+        }
+        scaffold(self.found, Command::Init, ctx.dir, &project, &mut out.plan)
+    }
+
+    // PROJECT as sent records the resource already, as kubebuilder's does
+    // once its language plugin ran.
+    fn create_api(&self, ctx: &ApiContext, out: &mut Output) -> Result<()> {
+        let mut project = ctx.project.clone();
+        bookkeeping::record_api(&mut project, ctx.resource, ctx.options);
+        scaffold(
+            self.found,
+            Command::CreateApi,
+            ctx.dir,
+            &project,
+            &mut out.plan,
+        )
+    }
+
+    fn create_webhook(&self, ctx: &WebhookContext, out: &mut Output) -> Result<()> {
+        let mut project = ctx.project.clone();
+        bookkeeping::record_webhook(&mut project, ctx.resource, ctx.options);
+        scaffold(
+            self.found,
+            Command::CreateWebhook,
+            ctx.dir,
+            &project,
+            &mut out.plan,
+        )
+    }
+
+    fn edit(&self, ctx: &EditContext, out: &mut Output) -> Result<()> {
+        scaffold(
+            self.found,
+            Command::Edit,
+            ctx.dir,
+            ctx.project,
+            &mut out.plan,
+        )
+    }
+}
+
+/// Runs `plugin` for `command` in the project at `dir`, whose PROJECT is
+/// `project`, and adds the files it returns to `plan`.
+pub fn scaffold(
+    plugin: &External,
+    command: Command,
+    dir: &Path,
+    project: &ProjectFile,
+    plan: &mut Plan,
+) -> Result<()> {
+    let chain = chain_seen_by(&plugin.key, &project.layout);
+    let mut config = project.clone();
+    config.layout = chain.clone();
+    let config = serde_json::to_value(&config).context("cannot encode PROJECT for a plugin")?;
+    let sent = universe::gather(dir, plan)?;
+    let request = Request {
+        api_version: API_VERSION,
+        args: command_line::current_forwarded(),
+        command: command.request_name().to_string(),
+        universe: sent.clone(),
+        plugin_chain: chain,
+        config: Some(config),
+    };
+    let response = run::call(&plugin.key, &plugin.path, dir, &request, run::timeout()?)?;
+    universe::into_plan(&plugin.key, &sent, response.universe, plan)
+}
