@@ -187,7 +187,7 @@ fn scaffold(
     dir: &Path,
 ) -> Result<()> {
     for step in steps {
-        crate::plugins::external::command_line::set_forwarded(replay::command_line(step));
+        crate::plugins::external::command_line::set_forwarded(replay::command_line(step, original));
         let plan = match step {
             Step::Init(options, args) => {
                 let flags = Flags::parse(Hook::Init, args)?;

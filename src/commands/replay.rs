@@ -86,17 +86,18 @@ pub fn steps(
 
 /// The flags of the command line `step` stands for, as external plugins get
 /// them (the command line `kubebuilder alpha generate` runs for it, less
-/// its license and toolchain flags).
-pub fn command_line(step: &Step) -> Vec<String> {
+/// its license and toolchain flags); init's come from `project`'s top-level
+/// keys, as kubebuilder's.
+pub fn command_line(step: &Step, project: &ProjectFile) -> Vec<String> {
     let mut args: Vec<String> = Vec::new();
     let mut flag = |name: &str, value: Option<&str>| {
         args.push(format!("--{name}"));
         args.extend(value.map(str::to_string));
     };
     match step {
-        Step::Init(options, flags) => {
+        Step::Init(options, _) => {
             flag("domain", Some(&options.domain));
-            if let Some(repo) = flags.text("repo").filter(|repo| !repo.is_empty()) {
+            if let Some(repo) = project.repo.as_deref().filter(|repo| !repo.is_empty()) {
                 flag("repo", Some(repo));
             }
             flag("project-name", Some(&options.project_name));

@@ -354,13 +354,13 @@ mod tests {
             kind: "Busybox".into(),
             ..ResourceEntry::default()
         };
-        let flags = DeployImage
-            .recorded_api_flags(&project, &busybox)
+        let args = DeployImage
+            .replay_args(&project, &busybox)
             .unwrap()
             .unwrap();
         assert!(
-            flags.contains(&(options::PORT, "8080".to_string())),
-            "{flags:?}"
+            args.contains(&format!("--{}=8080", options::PORT)),
+            "{args:?}"
         );
         let operand = Operand::parse(Some("memcached:1"), None, None, None).unwrap();
         let resource = Resource::new(&project, "cache", "v1alpha1", "Memcached", None, true);

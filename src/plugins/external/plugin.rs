@@ -5,7 +5,10 @@
 use super::protocol::{API_VERSION, Request};
 use super::{Command, External, chain_seen_by, command_line, run, universe};
 use crate::machinery::Plan;
-use crate::plugins::{ApiContext, EditContext, InitContext, Output, Plugin, Role, WebhookContext};
+use crate::plugins::{
+    ApiContext, CreateApiHook, CreateWebhookHook, EditContext, EditHook, InitContext, InitHook,
+    Output, Plugin, Role, WebhookContext,
+};
 use crate::project::{ProjectFile, bookkeeping};
 use anyhow::{Context as _, Result};
 use std::path::Path;
@@ -38,25 +41,41 @@ impl Plugin for ExternalPlugin {
         &self.found.key
     }
 
-    fn template_dir(&self) -> &'static str {
-        ""
-    }
-
     fn role(&self) -> Role {
         Role::Optional
     }
 
-    fn init(&self, ctx: &InitContext, project: &ProjectFile, out: &mut Output) -> Result<()> {
+    fn init(&self) -> Option<&dyn InitHook> {
+        Some(self)
+    }
+
+    fn create_api(&self) -> Option<&dyn CreateApiHook> {
+        Some(self)
+    }
+
+    fn create_webhook(&self) -> Option<&dyn CreateWebhookHook> {
+        Some(self)
+    }
+
+    fn edit(&self) -> Option<&dyn EditHook> {
+        Some(self)
+    }
+}
+
+impl InitHook for ExternalPlugin {
+    fn plan(&self, ctx: &InitContext, project: &ProjectFile, out: &mut Output) -> Result<()> {
         let mut project = project.clone();
         if project.cli_version.is_none() {
             project.cli_version = Some(crate::project::cli_version::current());
         }
         scaffold(self.found, Command::Init, ctx.dir, &project, &mut out.plan)
     }
+}
 
-    // PROJECT as sent records the resource already, as kubebuilder's does
-    // once its language plugin ran.
-    fn create_api(&self, ctx: &ApiContext, out: &mut Output) -> Result<()> {
+// PROJECT as sent records the resource already, as kubebuilder's does once
+// its language plugin ran.
+impl CreateApiHook for ExternalPlugin {
+    fn plan(&self, ctx: &ApiContext, out: &mut Output) -> Result<()> {
         let mut project = ctx.project.clone();
         bookkeeping::record_api(&mut project, ctx.resource, ctx.options);
         scaffold(
@@ -67,8 +86,10 @@ impl Plugin for ExternalPlugin {
             &mut out.plan,
         )
     }
+}
 
-    fn create_webhook(&self, ctx: &WebhookContext, out: &mut Output) -> Result<()> {
+impl CreateWebhookHook for ExternalPlugin {
+    fn plan(&self, ctx: &WebhookContext, out: &mut Output) -> Result<()> {
         let mut project = ctx.project.clone();
         bookkeeping::record_webhook(&mut project, ctx.resource, ctx.options);
         scaffold(
@@ -79,8 +100,10 @@ impl Plugin for ExternalPlugin {
             &mut out.plan,
         )
     }
+}
 
-    fn edit(&self, ctx: &EditContext, out: &mut Output) -> Result<()> {
+impl EditHook for ExternalPlugin {
+    fn plan(&self, ctx: &EditContext, out: &mut Output) -> Result<()> {
         scaffold(
             self.found,
             Command::Edit,

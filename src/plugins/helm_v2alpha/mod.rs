@@ -241,9 +241,7 @@ impl Settings {
         let options: HelmOptions = ctx.flags.get()?;
         let recorded: Section = ctx.project.plugin_section(KEY)?.unwrap_or_default();
         let pick = |given: Option<String>, flag: &str, recorded: Option<String>, default: &str| {
-            let value = given
-                .or(recorded)
-                .unwrap_or_else(|| default.to_string());
+            let value = given.or(recorded).unwrap_or_else(|| default.to_string());
             check_inside(flag, &value)?;
             Ok::<_, anyhow::Error>(value.trim_end_matches('/').to_string())
         };
@@ -254,7 +252,12 @@ impl Settings {
                 recorded.manifests,
                 DEFAULT_MANIFESTS,
             )?,
-            output: pick(options.output_dir, "output-dir", recorded.output, DEFAULT_OUTPUT)?,
+            output: pick(
+                options.output_dir,
+                "output-dir",
+                recorded.output,
+                DEFAULT_OUTPUT,
+            )?,
         })
     }
 
