@@ -10,6 +10,7 @@ pub(crate) mod create_api;
 mod create_webhook;
 mod edit;
 pub mod go_mod_merge;
+mod places;
 pub(crate) mod post_steps;
 mod resource_view;
 mod ssa;
