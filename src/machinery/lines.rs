@@ -99,7 +99,7 @@ mod tests {
         assert!(!is_marker_line("x // +m\n", "+m"));
         assert!(!is_marker_line("+m\n", "+m"));
         assert_eq!(marker_line("a\n# +m\n", "+m"), Some(2));
-        assert_eq!(after_sign("  //go\n", "//"), Some("go"));
+        assert_eq!(after_sign("  //x\n", "//"), Some("x"));
         assert_eq!(comment_text("## note\n"), Some("# note"));
     }
 

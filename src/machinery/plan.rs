@@ -457,11 +457,11 @@ mod tests {
     fn fill_in_replaces_the_planned_content_or_plans_the_file() {
         let mut plan = Plan::new();
         plan.push(Change::Create {
-            path: "a.go".into(),
+            path: "a.txt".into(),
             contents: "old".into(),
         });
-        plan.fill_in("a.go".into(), "new".into());
-        plan.fill_in("b.go".into(), "b".into());
+        plan.fill_in("a.txt".into(), "new".into());
+        plan.fill_in("b.txt".into(), "b".into());
         let contents: Vec<(String, String)> = plan
             .changes()
             .iter()
@@ -472,7 +472,7 @@ mod tests {
             .collect();
         assert_eq!(
             contents,
-            [("a.go".into(), "new".into()), ("b.go".into(), "b".into())]
+            [("a.txt".into(), "new".into()), ("b.txt".into(), "b".into())]
         );
     }
 
@@ -613,10 +613,10 @@ mod tests {
     fn an_edit_keeps_crlf_line_endings() {
         let dir = tempfile::tempdir().unwrap();
         let text = "a\r\n// +kubebuilder:scaffold:x\r\nb\r\n";
-        fs::write(dir.path().join("main.go"), text).unwrap();
+        fs::write(dir.path().join("main.txt"), text).unwrap();
         let mut plan = Plan::new();
         plan.push(Change::Insert {
-            path: "main.go".into(),
+            path: "main.txt".into(),
             marker: "+kubebuilder:scaffold:x".into(),
             fragment: "one\ntwo\n".into(),
             fallback: None,
@@ -627,7 +627,7 @@ mod tests {
             Some("a\r\none\r\ntwo\r\n// +kubebuilder:scaffold:x\r\nb\r\n")
         );
         let again = resolved.files[0].after.clone().unwrap();
-        fs::write(dir.path().join("main.go"), &again).unwrap();
+        fs::write(dir.path().join("main.txt"), &again).unwrap();
         let resolved = plan.resolve(dir.path(), false).unwrap();
         assert!(
             !resolved.files[0].is_changed(),
@@ -689,9 +689,9 @@ mod tests {
         fs::create_dir(dir.path().join("inner")).unwrap();
         symlink(dir.path().join("inner"), dir.path().join("near")).unwrap();
         symlink(outside.path(), dir.path().join("config")).unwrap();
-        fs::write(outside.path().join("x.go"), "old").unwrap();
-        symlink(outside.path().join("x.go"), dir.path().join("x.go")).unwrap();
-        symlink(dir.path().join("gone"), dir.path().join("dangling.go")).unwrap();
+        fs::write(outside.path().join("x.txt"), "old").unwrap();
+        symlink(outside.path().join("x.txt"), dir.path().join("x.txt")).unwrap();
+        symlink(dir.path().join("gone"), dir.path().join("dangling.txt")).unwrap();
         let plan_for = |path: &str| {
             let mut plan = Plan::new();
             plan.push(Change::Write {
@@ -703,8 +703,8 @@ mod tests {
         assert!(plan_for("near/file.yaml").is_ok());
         for (path, needle) in [
             ("config/rbac/role.yaml", "config is a symbolic link to"),
-            ("x.go", "outside the project"),
-            ("dangling.go", "a missing path"),
+            ("x.txt", "outside the project"),
+            ("dangling.txt", "a missing path"),
         ] {
             let err = plan_for(path).unwrap_err().to_string();
             assert!(err.contains(needle), "{path}: {err}");
@@ -715,17 +715,17 @@ mod tests {
     #[test]
     fn missing_marker_names_file_and_marker() {
         let dir = tempfile::tempdir().unwrap();
-        fs::write(dir.path().join("main.go"), "package main\n").unwrap();
+        fs::write(dir.path().join("main.txt"), "first line\n").unwrap();
         let mut plan = Plan::new();
         plan.push(Change::Insert {
-            path: "main.go".into(),
+            path: "main.txt".into(),
             marker: "+kubebuilder:scaffold:imports".into(),
             fragment: "x".into(),
             fallback: None,
         });
         let err = plan.resolve(dir.path(), false).unwrap_err().to_string();
         assert!(
-            err.contains("main.go") && err.contains("+kubebuilder:scaffold:imports"),
+            err.contains("main.txt") && err.contains("+kubebuilder:scaffold:imports"),
             "{err}"
         );
     }

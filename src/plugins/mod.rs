@@ -21,7 +21,7 @@ pub mod rust_v1alpha;
 pub use chain::{Bundle, Chain};
 pub use flags::Flags;
 
-use crate::machinery::merge::FileMerger;
+use crate::machinery::merge::{FileMerger, SlashComments};
 use crate::machinery::rewrite::read_if_present;
 use crate::machinery::steps::Step;
 use crate::machinery::{Change, Context, Plan, Rewrite, Templates};
@@ -398,6 +398,12 @@ pub trait Plugin: Sync {
     /// For `alpha update`: mergers of its own for files of a known structure.
     fn file_mergers(&self) -> Vec<&'static dyn FileMerger> {
         Vec::new()
+    }
+
+    /// For `alpha update`: this layout's source files whose comments are
+    /// `//` lines, for the merge's rule on changes made only in comments.
+    fn slash_comments(&self) -> &'static [SlashComments] {
+        &[]
     }
 
     /// Text printed after a successful `hook` command, pointing at the next steps.

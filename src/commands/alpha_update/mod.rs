@@ -261,6 +261,11 @@ impl Update {
                 .iter()
                 .flat_map(|plugin| plugin.file_mergers())
                 .collect(),
+            slash_comments: plugins
+                .iter()
+                .flat_map(|plugin| plugin.slash_comments())
+                .copied()
+                .collect(),
         })
     }
 

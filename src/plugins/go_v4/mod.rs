@@ -252,6 +252,13 @@ impl Plugin for GoBase {
     fn file_mergers(&self) -> Vec<&'static dyn crate::machinery::merge::FileMerger> {
         vec![&go_mod_merge::GoModMerger]
     }
+
+    fn slash_comments(&self) -> &'static [crate::machinery::merge::SlashComments] {
+        &[crate::machinery::merge::SlashComments {
+            extension: "go",
+            directives: &["go:", "nolint"],
+        }]
+    }
 }
 
 /// What the toolchain writes (controller-gen's `manifests` and `generate`,

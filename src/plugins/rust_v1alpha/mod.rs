@@ -157,6 +157,13 @@ impl Plugin for RustBase {
     fn regenerated_files(&self) -> &'static [&'static str] {
         REGENERATED
     }
+
+    fn slash_comments(&self) -> &'static [crate::machinery::merge::SlashComments] {
+        &[crate::machinery::merge::SlashComments {
+            extension: "rs",
+            directives: &[],
+        }]
+    }
 }
 
 /// What the toolchain writes (`make manifests` from the code, cargo's lock
