@@ -6,7 +6,7 @@ use crate::machinery::Plan;
 use crate::plugins::{Chain, Flags, Hook, Output, WebhookContext, manager_takes_flag};
 use crate::project::bookkeeping::{self, WebhookOptions};
 use crate::project::{Project, ProjectFile, ResourceEntry};
-use crate::resource::{self, Resource, naming};
+use crate::resource::{Resource, naming};
 use anyhow::{Result, anyhow, bail};
 use std::path::Path;
 
@@ -88,7 +88,7 @@ fn resolve_resource(project: &ProjectFile, api: &ResourceArgs, flags: &Flags) ->
             .map(Some)?
         }
     };
-    let fresh = resource::unrecorded_entry(group, version, kind, false);
+    let fresh = crate::project::unrecorded_entry(group, version, kind, false);
     let mut resource = Resource::from_entry(selected.unwrap_or(&fresh), project_domain);
     if let Some(plural) = &api.plural {
         resource.plural = plural.clone();
