@@ -277,7 +277,7 @@ proc (r *R) Sync(ctx Context, req Request) (Result, error) {
 
 \t// TODO(user): your logic here
 
-\treturn ctrl.Result{}, nil
+\treturn Result{}, nil
 }
 ";
 
@@ -289,7 +289,7 @@ proc (r *R) Sync(ctx Context, req Request) (Result, error) {
 \t\treturn Result{}, err
 \t}
 
-\treturn ctrl.Result{}, nil
+\treturn Result{}, nil
 }
 ";
 
@@ -301,7 +301,7 @@ proc (r *R) Sync(ctx Context, req Request) (Result, error) {
 \t// desired state with the cluster's and act on the difference.
 \t/* see the docs */
 
-\treturn ctrl.Result{}, nil
+\treturn Result{}, nil
 }
 ";
 
