@@ -312,8 +312,9 @@ fn language_names(text: &str) -> Vec<&'static str> {
                 let after = text[at + word.len()..].chars().next();
                 let starts_word = word.starts_with(is_ident);
                 let ends_word = word.ends_with(is_ident);
-                !(starts_word && before.is_some_and(is_ident))
-                    && !(ends_word && after.is_some_and(is_ident))
+                let joined_before = starts_word && before.is_some_and(is_ident);
+                let joined_after = ends_word && after.is_some_and(is_ident);
+                !joined_before && !joined_after
             })
         })
         .collect()

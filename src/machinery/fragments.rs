@@ -266,9 +266,9 @@ mod tests {
         fn describe(&self) -> &'static str {
             "an end"
         }
-        fn insert(&self, text: &mut String, fragment: &str) -> Result<(), ()> {
+        fn insert(&self, text: &mut String, fragment: &str) -> bool {
             text.push_str(fragment);
-            Ok(())
+            true
         }
     }
 

@@ -18,9 +18,9 @@ pub trait Place: Sync {
     fn describe(&self) -> &'static str;
 
     /// Inserts `fragment` (ending with a newline) at this place of `text`,
-    /// leaving every other byte as it was. Fails when the file's code has no
-    /// such place.
-    fn insert(&self, text: &mut String, fragment: &str) -> Result<(), ()>;
+    /// leaving every other byte as it was; false, with `text` unchanged,
+    /// when the file's code has no such place.
+    fn insert(&self, text: &mut String, fragment: &str) -> bool;
 }
 
 impl fmt::Debug for dyn Place {

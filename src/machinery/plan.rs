@@ -266,8 +266,8 @@ fn insert(
     }
     match (lines::marker_line(text, marker), fallback) {
         (Some(line_start), _) => text.insert_str(line_start, &insertion),
-        (None, Some(place)) => place.insert(text, &insertion)?,
-        (None, None) => return Err(()),
+        (None, Some(place)) if place.insert(text, &insertion) => {}
+        (None, _) => return Err(()),
     }
     Ok(())
 }
@@ -509,12 +509,13 @@ mod tests {
         fn describe(&self) -> &'static str {
             "a `)` line"
         }
-        fn insert(&self, text: &mut String, fragment: &str) -> Result<(), ()> {
-            let (at, _) = lines::with_starts(text)
-                .find(|(_, line)| lines::reads(line, ")"))
-                .ok_or(())?;
+        fn insert(&self, text: &mut String, fragment: &str) -> bool {
+            let found = lines::with_starts(text).find(|(_, line)| lines::reads(line, ")"));
+            let Some((at, _)) = found else {
+                return false;
+            };
             text.insert_str(at, fragment);
-            Ok(())
+            true
         }
     }
 
