@@ -12,6 +12,7 @@
 
 pub mod ancestor;
 mod github;
+mod kubebuilder;
 pub(crate) mod record;
 mod report;
 mod trees;
