@@ -46,6 +46,7 @@ const OLD_GO_LAYOUTS: [&str; 3] = [
     "go.kubebuilder.io/v3",
     "go.kubebuilder.io/v3-alpha",
 ];
+
 /// The source for a project whose `cliVersion` (or `--from-version`) says
 /// `origin`, when neither `--from-binary` nor the repository's record of
 /// the scaffold gives one. Refuses, in one line naming the way out, the
