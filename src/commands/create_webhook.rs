@@ -8,7 +8,7 @@ use crate::plugins::{
 };
 use crate::project::bookkeeping::{self, WebhookOptions};
 use crate::project::{Project, ProjectFile, ResourceEntry};
-use crate::resource::{self, Resource, naming};
+use crate::resource::{Resource, naming};
 use anyhow::{Result, anyhow, bail};
 use std::path::Path;
 
@@ -104,7 +104,7 @@ fn resolve_resource(
             .map(Some)?
         }
     };
-    let fresh = resource::unrecorded_entry(group, version, kind, false);
+    let fresh = crate::project::unrecorded_entry(group, version, kind, false);
     let mut resource = Resource::from_entry(selected.unwrap_or(&fresh), project_domain);
     if let Some(plural) = &api.plural {
         resource.plural = plural.clone();

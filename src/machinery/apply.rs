@@ -342,24 +342,24 @@ mod tests {
     fn describe_lists_actions_and_diffs_updates() {
         let dir = tempfile::tempdir().unwrap();
         fs::write(
-            dir.path().join("main.go"),
+            dir.path().join("main.txt"),
             "a\n// +kubebuilder:scaffold:x\n",
         )
         .unwrap();
         let mut plan = Plan::new();
         plan.push(Change::Insert {
-            path: "main.go".into(),
+            path: "main.txt".into(),
             marker: "+kubebuilder:scaffold:x".into(),
             fragment: "b".into(),
             fallback: None,
         });
         plan.push(Change::Create {
-            path: "new.go".into(),
+            path: "new.txt".into(),
             contents: "c\n".into(),
         });
         let text = plan.resolve(dir.path(), false).unwrap().describe();
-        assert!(text.contains("update    main.go"), "{text}");
-        assert!(text.contains("create    new.go"), "{text}");
+        assert!(text.contains("update    main.txt"), "{text}");
+        assert!(text.contains("create    new.txt"), "{text}");
         assert!(text.contains("+b\n"), "{text}");
     }
 }

@@ -11,7 +11,7 @@
 //! lines and leaves every other byte of the file, its comments included, as
 //! it was.
 
-use super::plan::marker_line;
+use super::lines;
 
 /// Whether a block is looked for switched off (`#`-prefixed) or on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,7 +118,7 @@ impl<'a> Block<'a> {
             })
             .count();
         rest.get(inserted)
-            .is_some_and(|line| marker_line(line, marker) == Some(0))
+            .is_some_and(|line| lines::is_marker_line(line, marker))
     }
 }
 
@@ -127,14 +127,13 @@ impl<'a> Block<'a> {
 fn content_in(line: &str, form: Form) -> Option<&str> {
     match form {
         Form::Commented => line.strip_prefix('#'),
-        Form::Live => (!line.trim_start().starts_with('#')).then_some(line),
+        Form::Live => lines::after_sign(line, "#").is_none().then_some(line),
     }
 }
 
 /// Whether a line holds no YAML: blank, or a comment.
 fn is_note(content: &str) -> bool {
-    let body = content.trim();
-    body.is_empty() || body.starts_with('#')
+    content.trim().is_empty() || lines::after_sign(content, "#").is_some()
 }
 
 /// A line's YAML: indentation kept, trailing comment and spaces removed.

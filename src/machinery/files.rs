@@ -168,7 +168,7 @@ fn segment_matches(glob: &str, text: &str) -> bool {
 /// One template of a folder on its way into the plan.
 pub struct TreeFile<'a> {
     /// Its output path relative to the folder rendered, placeholders
-    /// unfilled (`api/{group_dir}/{version}/{kind}_types.go`).
+    /// unfilled (`api/{group_dir}/{version}/{kind}_types.txt`).
     pub template: &'a Path,
     /// Where it goes in the project: `template` with its placeholders filled.
     pub path: PathBuf,
@@ -267,9 +267,12 @@ mod tests {
     #[test]
     fn globs_match_within_and_across_segments() {
         assert!(glob_matches("webhook/**", "webhook/config/a.yaml"));
-        assert!(glob_matches("**/mod.rs", "mod.rs"));
-        assert!(glob_matches("**/mod.rs", "api/src/api/{group_dir}/mod.rs"));
-        assert!(!glob_matches("**/mod.rs", "api/src/api/{kind}.rs"));
+        assert!(glob_matches("**/mod.txt", "mod.txt"));
+        assert!(glob_matches(
+            "**/mod.txt",
+            "api/src/api/{group_dir}/mod.txt"
+        ));
+        assert!(!glob_matches("**/mod.txt", "api/src/api/{kind}.txt"));
         assert!(glob_matches(
             "resource/config/rbac/*_admin_role.yaml",
             "resource/config/rbac/{group_prefix}{kind}_admin_role.yaml"

@@ -7,20 +7,21 @@
 //!
 //! ```toml
 //! [[defaulting]]
-//! fragment = "defaulter.go.jinja"                          # under fragments/
-//! file = "internal/webhook/{group_dir}/{version}/{kind}_webhook.go"
+//! fragment = "defaulter.jinja"                         # under fragments/
+//! file = "webhooks/{group_dir}/{version}/{kind}_webhook.txt"
 //! insert = "+kubebuilder:scaffold:webhook-types"           # above this marker line
 //! ```
 //!
 //! Instead of `insert`, `uncomment = true` switches the fragment on where it
 //! stands commented out, and `append = true` adds it at the end of the file.
 //! Files the other tool wrote may lack our markers or word their comments
-//! differently, so an `insert` may name a `fallback` place found from the Go
-//! code (see [`Place`]), and an `uncomment` block, recognised by its YAML
-//! alone, may be pinned with `above = "<marker>"` to the block that ends at
-//! that marker line.
+//! differently, so an `insert` may name a `fallback` place found from the
+//! file's code (see [`Place`]; the plugin hands its places over with
+//! [`Fragments::with_places`]), and an `uncomment` block, recognised by its
+//! YAML alone, may be pinned with `above = "<marker>"` to the block that ends
+//! at that marker line.
 
-use super::go_places::Place;
+use super::places::{self, Place};
 use super::templates::{Context, Templates, fill_placeholders};
 use super::{Change, Plan, embedded_text};
 use anyhow::{Context as _, Result, anyhow, bail};
@@ -30,11 +31,11 @@ use std::path::Path;
 /// How a fragment is applied to its file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Placement {
-    /// Inserted above the marker line of `marker`, or at `fallback` in a
-    /// file without that marker.
+    /// Inserted above the marker line of `marker`, or at the place named
+    /// `fallback` in a file without that marker.
     Insert {
         marker: String,
-        fallback: Option<Place>,
+        fallback: Option<String>,
     },
     /// Switched on where it stands commented out with `#`; with `above`,
     /// the block that ends at that marker line.
@@ -61,6 +62,8 @@ pub struct Fragments {
     folder: String,
     /// Fragments by group, in manifest order.
     groups: BTreeMap<String, Vec<Fragment>>,
+    /// The places a `fallback` may name, from the plugin.
+    places: &'static [&'static dyn Place],
 }
 
 impl Fragments {
@@ -70,7 +73,41 @@ impl Fragments {
         let path = format!("{folder}/fragments.toml");
         let text = embedded_text(&path).ok_or_else(|| anyhow!("no {path} embedded"))?;
         let groups = parse(text).with_context(|| format!("invalid {path}"))?;
-        Ok(Self { folder, groups })
+        Ok(Self {
+            folder,
+            groups,
+            places: &[],
+        })
+    }
+
+    /// These fragments with `places` as the places a `fallback` may name;
+    /// fails when the manifest names another.
+    pub fn with_places(mut self, places: &'static [&'static dyn Place]) -> Result<Self> {
+        self.places = places;
+        for fragment in self.groups.values().flatten() {
+            self.fallback(fragment)?;
+        }
+        Ok(self)
+    }
+
+    /// The place `fragment` falls back to, if it names one.
+    fn fallback(&self, fragment: &Fragment) -> Result<Option<&'static dyn Place>> {
+        let Placement::Insert {
+            fallback: Some(name),
+            ..
+        } = &fragment.placement
+        else {
+            return Ok(None);
+        };
+        let place = places::named(self.places, name).ok_or_else(|| {
+            anyhow!(
+                "{}/fragments.toml: {}: unknown fallback {name:?}; known places: {}",
+                self.folder,
+                fragment.template,
+                places::names(self.places)
+            )
+        })?;
+        Ok(Some(place))
     }
 
     /// Plans every fragment of `group`: renders it (the template must be
@@ -94,11 +131,11 @@ impl Fragments {
             let text = templates.render(&name, context)?;
             let path = fill_placeholders(Path::new(&fragment.file), vars);
             plan.push(match &fragment.placement {
-                Placement::Insert { marker, fallback } => Change::Insert {
+                Placement::Insert { marker, .. } => Change::Insert {
                     path,
                     marker: marker.clone(),
                     fragment: text,
-                    fallback: *fallback,
+                    fallback: self.fallback(fragment)?,
                 },
                 Placement::Uncomment { above } => Change::Uncomment {
                     path,
@@ -150,7 +187,7 @@ fn fragment(table: &toml_edit::Table) -> Result<Fragment> {
     let placement = match (text("insert"), flag("uncomment"), flag("append")) {
         (Some(marker), false, false) => Placement::Insert {
             marker,
-            fallback: fallback(text("fallback"), &template)?,
+            fallback: text("fallback"),
         },
         (None, true, false) => Placement::Uncomment {
             above: text("above"),
@@ -171,19 +208,6 @@ fn fragment(table: &toml_edit::Table) -> Result<Fragment> {
     })
 }
 
-/// The place a `fallback` names, if any.
-fn fallback(name: Option<String>, template: &str) -> Result<Option<Place>> {
-    name.map(|name| {
-        Place::named(&name).ok_or_else(|| {
-            anyhow!(
-                "{template}: unknown fallback {name:?}; known places: {}",
-                Place::names()
-            )
-        })
-    })
-    .transpose()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -191,7 +215,7 @@ mod tests {
     #[test]
     fn a_manifest_lists_fragments_by_group() {
         let groups = parse(
-            "[[a]]\nfragment = \"x.go.jinja\"\nfile = \"cmd/main.go\"\ninsert = \"+m\"\n\n\
+            "[[a]]\nfragment = \"x.txt.jinja\"\nfile = \"cmd/main.txt\"\ninsert = \"+m\"\n\n\
              [[a]]\nfragment = \"y.yaml.jinja\"\nfile = \"k.yaml\"\nuncomment = true\n",
         )
         .unwrap();
@@ -218,7 +242,7 @@ mod tests {
             groups["a"][0].placement,
             Placement::Insert {
                 marker: "+m".into(),
-                fallback: Some(Place::EndOfFile)
+                fallback: Some("end-of-file".into())
             }
         );
         assert_eq!(
@@ -227,14 +251,56 @@ mod tests {
                 above: Some("+n".into())
             }
         );
-        let err = parse(
-            "[[a]]\nfragment = \"x\"\nfile = \"f\"\ninsert = \"+m\"\nfallback = \"nowhere\"\n",
-        )
-        .unwrap_err();
-        assert!(format!("{err:#}").contains("end-of-imports"), "{err:#}");
         let err = parse("[[a]]\nfragment = \"x\"\nfile = \"f\"\nappend = true\nabove = \"+m\"\n")
             .unwrap_err();
         assert!(format!("{err:#}").contains("`above` goes with"), "{err:#}");
+    }
+
+    /// A place for the tests: the end of the file.
+    struct AtEnd;
+
+    impl Place for AtEnd {
+        fn name(&self) -> &'static str {
+            "at-end"
+        }
+        fn describe(&self) -> &'static str {
+            "an end"
+        }
+        fn insert(&self, text: &mut String, fragment: &str) -> bool {
+            text.push_str(fragment);
+            true
+        }
+    }
+
+    static PLACES: &[&dyn Place] = &[&AtEnd];
+
+    fn with_fallback(name: &str) -> Fragments {
+        let manifest = format!(
+            "[[a]]\nfragment = \"x\"\nfile = \"f\"\ninsert = \"+m\"\nfallback = \"{name}\"\n"
+        );
+        Fragments {
+            folder: "p/c".into(),
+            groups: parse(&manifest).unwrap(),
+            places: &[],
+        }
+    }
+
+    #[test]
+    fn a_fallback_names_a_place_the_plugin_hands_over() {
+        let fragments = with_fallback("at-end").with_places(PLACES).unwrap();
+        let fragment = &fragments.groups["a"][0];
+        assert_eq!(
+            fragments.fallback(fragment).unwrap().unwrap().name(),
+            "at-end"
+        );
+        let err = with_fallback("nowhere").with_places(PLACES).unwrap_err();
+        assert!(
+            format!("{err:#}").contains("known places: at-end"),
+            "{err:#}"
+        );
+        let unplaced = with_fallback("at-end");
+        let err = unplaced.fallback(&unplaced.groups["a"][0]).unwrap_err();
+        assert!(format!("{err:#}").contains("known places: none"), "{err:#}");
     }
 
     #[test]

@@ -213,7 +213,7 @@ mod tests {
         let mut journal = Journal::preparing(
             vec!["api".into(), "api/v1".into()],
             vec![
-                Entry::new(Path::new("api/v1/types.go")),
+                Entry::new(Path::new("api/v1/types.txt")),
                 Entry::new(Path::new("PROJECT")),
             ],
         );
@@ -221,7 +221,7 @@ mod tests {
         assert_eq!(Journal::parse(&journal.to_text()).unwrap(), journal);
         assert_eq!(
             journal.entries[0].temp,
-            Path::new("api/v1/.types.go.kubebuilder-rs-new")
+            Path::new("api/v1/.types.txt.kubebuilder-rs-new")
         );
     }
 

@@ -1,7 +1,8 @@
 //! Planning file changes and resolving them against the disk.
 
 use super::commented::Block;
-use super::go_places::Place;
+use super::lines;
+use super::places::Place;
 use anyhow::{Result, bail};
 use std::collections::BTreeMap;
 use std::fs;
@@ -14,16 +15,16 @@ pub enum Change {
     Create { path: PathBuf, contents: String },
     /// Write a file only when it does not exist yet; an existing one is kept.
     CreateIfMissing { path: PathBuf, contents: String },
-    /// Insert `fragment` just above the marker line: a comment line (`//` or
-    /// `#`) that holds `marker` and nothing else; in a file without that
-    /// marker, at the `fallback` place found from its Go code, if any.
+    /// Insert `fragment` just above the first marker line of `marker` (see
+    /// [`lines`]); in a file without that marker, at the `fallback` place
+    /// found from its code, if any.
     /// Nothing happens when the file already holds the fragment (see
     /// [`holds_fragment`]).
     Insert {
         path: PathBuf,
         marker: String,
         fragment: String,
-        fallback: Option<Place>,
+        fallback: Option<&'static dyn Place>,
     },
     /// Switch on a commented-out block: `text` is the block as it should read,
     /// and the file must hold its YAML lines each prefixed by a single `#`,
@@ -196,7 +197,7 @@ fn apply_change(file: &mut ResolvedFile, change: &Change, force: bool) -> Result
                 bail!("{path} does not exist, so it cannot be edited");
             };
             if !holds_lines(current, new) {
-                let Some(at) = find_at_line_start(current, old) else {
+                let Some(at) = lines::find_block(current, old) else {
                     bail!(
                         "{path} no longer holds the text this command edits: {old:?}; restore it or make the change by hand"
                     );
@@ -206,7 +207,7 @@ fn apply_change(file: &mut ResolvedFile, change: &Change, force: bool) -> Result
         }
         Change::RemoveLines { text, .. } => {
             if let Some(current) = file.after.as_mut()
-                && let Some(at) = find_at_line_start(current, text)
+                && let Some(at) = lines::find_block(current, text)
             {
                 current.replace_range(at..at + text.len(), "");
             }
@@ -235,7 +236,7 @@ fn uncomment(file: &mut ResolvedFile, block: &Block) -> Result<()> {
 }
 
 /// The error for a marker that is not in a file that must be edited.
-fn missing_marker(path: &Path, marker: &str, fallback: Option<Place>) -> anyhow::Error {
+fn missing_marker(path: &Path, marker: &str, fallback: Option<&dyn Place>) -> anyhow::Error {
     let instead = fallback
         .map(|place| format!(", and its code lacks {} to use instead", place.describe()))
         .unwrap_or_default();
@@ -246,7 +247,7 @@ fn missing_marker(path: &Path, marker: &str, fallback: Option<Place>) -> anyhow:
 }
 
 /// Inserts `fragment` above the first marker line of `marker` (see
-/// [`marker_line`]) or, in a file without one, at the `fallback` place,
+/// [`lines`]) or, in a file without one, at the `fallback` place,
 /// unless the fragment is blank or already there (see [`holds_fragment`]).
 /// Every other byte is left as it was. Fails when neither the marker nor
 /// the place is found.
@@ -254,7 +255,7 @@ fn insert(
     text: &mut String,
     marker: &str,
     fragment: &str,
-    fallback: Option<Place>,
+    fallback: Option<&dyn Place>,
 ) -> Result<(), ()> {
     let mut insertion = fragment.to_string();
     if !insertion.ends_with('\n') {
@@ -263,10 +264,10 @@ fn insert(
     if fragment.trim().is_empty() || holds_fragment(text, &insertion) {
         return Ok(());
     }
-    match (marker_line(text, marker), fallback) {
+    match (lines::marker_line(text, marker), fallback) {
         (Some(line_start), _) => text.insert_str(line_start, &insertion),
-        (None, Some(place)) => place.insert(text, &insertion)?,
-        (None, None) => return Err(()),
+        (None, Some(place)) if place.insert(text, &insertion) => {}
+        (None, _) => return Err(()),
     }
     Ok(())
 }
@@ -280,42 +281,11 @@ fn holds_fragment(text: &str, fragment: &str) -> bool {
     holds_lines(text, core)
 }
 
-/// Where the first marker line of `marker` starts: a line that, once its
-/// indentation and comment sign (`//` or `#`) are taken off, reads `marker`
-/// and nothing else. `+kubebuilder:scaffold:webhook` thus never matches a
-/// `+kubebuilder:scaffold:webhook-builder` line.
-pub(crate) fn marker_line(text: &str, marker: &str) -> Option<usize> {
-    let mut start = 0;
-    for line in text.split_inclusive('\n') {
-        let body = line.trim();
-        let comment = body
-            .strip_prefix("//")
-            .or_else(|| body.strip_prefix('#'))
-            .map(str::trim);
-        if comment == Some(marker) {
-            return Some(start);
-        }
-        start += line.len();
-    }
-    None
-}
-
 /// The rule for "already there" of insert and append: `text` holds `block`
-/// as whole lines (starting at a line start; a block without a final newline
-/// must end the text or a line). Uncomment compares YAML instead (see
+/// as whole lines (see [`lines`]). Uncomment compares YAML instead (see
 /// [`Block`]).
 fn holds_lines(text: &str, block: &str) -> bool {
-    find_at_line_start(text, block).is_some()
-}
-
-/// Where `needle` occurs in `text` as whole lines: starting at the beginning
-/// of a line and ending at the end of one.
-fn find_at_line_start(text: &str, needle: &str) -> Option<usize> {
-    text.match_indices(needle).map(|(at, _)| at).find(|&at| {
-        let end = at + needle.len();
-        (at == 0 || text.as_bytes()[at - 1] == b'\n')
-            && (needle.ends_with('\n') || end == text.len() || text.as_bytes()[end] == b'\n')
-    })
+    lines::find_block(text, block).is_some()
 }
 
 /// Whether every line of `text` ends in CRLF (a file written on Windows).
@@ -487,11 +457,11 @@ mod tests {
     fn fill_in_replaces_the_planned_content_or_plans_the_file() {
         let mut plan = Plan::new();
         plan.push(Change::Create {
-            path: "a.go".into(),
+            path: "a.txt".into(),
             contents: "old".into(),
         });
-        plan.fill_in("a.go".into(), "new".into());
-        plan.fill_in("b.go".into(), "b".into());
+        plan.fill_in("a.txt".into(), "new".into());
+        plan.fill_in("b.txt".into(), "b".into());
         let contents: Vec<(String, String)> = plan
             .changes()
             .iter()
@@ -502,7 +472,7 @@ mod tests {
             .collect();
         assert_eq!(
             contents,
-            [("a.go".into(), "new".into()), ("b.go".into(), "b".into())]
+            [("a.txt".into(), "new".into()), ("b.txt".into(), "b".into())]
         );
     }
 
@@ -529,17 +499,49 @@ mod tests {
         assert_eq!(text, before);
     }
 
+    /// A place for the tests: above the first line that reads `)`.
+    struct BeforeClose;
+
+    impl Place for BeforeClose {
+        fn name(&self) -> &'static str {
+            "before-close"
+        }
+        fn describe(&self) -> &'static str {
+            "a `)` line"
+        }
+        fn insert(&self, text: &mut String, fragment: &str) -> bool {
+            let found = lines::with_starts(text).find(|(_, line)| lines::reads(line, ")"));
+            let Some((at, _)) = found else {
+                return false;
+            };
+            text.insert_str(at, fragment);
+            true
+        }
+    }
+
     #[test]
     fn without_its_marker_a_fragment_goes_to_the_fallback_place() {
-        let mut text = "import (\n\tctrl \"c\"\n)\n".to_string();
+        let mut text = "list (\n\tone\n)\n".to_string();
         insert(
             &mut text,
-            "+kubebuilder:scaffold:imports",
-            "\t\"a\"",
-            Some(Place::EndOfImports),
+            "+kubebuilder:scaffold:x",
+            "\ttwo",
+            Some(&BeforeClose),
         )
         .unwrap();
-        assert_eq!(text, "import (\n\tctrl \"c\"\n\t\"a\"\n)\n");
+        assert_eq!(text, "list (\n\tone\n\ttwo\n)\n");
+        let mut none = "nothing\n".to_string();
+        assert!(
+            insert(
+                &mut none,
+                "+kubebuilder:scaffold:x",
+                "y",
+                Some(&BeforeClose)
+            )
+            .is_err()
+        );
+        let err = missing_marker(Path::new("f"), "+m", Some(&BeforeClose)).to_string();
+        assert!(err.contains("lacks a `)` line"), "{err}");
         let mut held = "nothing to see\n- manifests.yaml\n".to_string();
         assert!(
             insert(
@@ -612,10 +614,10 @@ mod tests {
     fn an_edit_keeps_crlf_line_endings() {
         let dir = tempfile::tempdir().unwrap();
         let text = "a\r\n// +kubebuilder:scaffold:x\r\nb\r\n";
-        fs::write(dir.path().join("main.go"), text).unwrap();
+        fs::write(dir.path().join("main.txt"), text).unwrap();
         let mut plan = Plan::new();
         plan.push(Change::Insert {
-            path: "main.go".into(),
+            path: "main.txt".into(),
             marker: "+kubebuilder:scaffold:x".into(),
             fragment: "one\ntwo\n".into(),
             fallback: None,
@@ -626,7 +628,7 @@ mod tests {
             Some("a\r\none\r\ntwo\r\n// +kubebuilder:scaffold:x\r\nb\r\n")
         );
         let again = resolved.files[0].after.clone().unwrap();
-        fs::write(dir.path().join("main.go"), &again).unwrap();
+        fs::write(dir.path().join("main.txt"), &again).unwrap();
         let resolved = plan.resolve(dir.path(), false).unwrap();
         assert!(
             !resolved.files[0].is_changed(),
@@ -688,9 +690,9 @@ mod tests {
         fs::create_dir(dir.path().join("inner")).unwrap();
         symlink(dir.path().join("inner"), dir.path().join("near")).unwrap();
         symlink(outside.path(), dir.path().join("config")).unwrap();
-        fs::write(outside.path().join("x.go"), "old").unwrap();
-        symlink(outside.path().join("x.go"), dir.path().join("x.go")).unwrap();
-        symlink(dir.path().join("gone"), dir.path().join("dangling.go")).unwrap();
+        fs::write(outside.path().join("x.txt"), "old").unwrap();
+        symlink(outside.path().join("x.txt"), dir.path().join("x.txt")).unwrap();
+        symlink(dir.path().join("gone"), dir.path().join("dangling.txt")).unwrap();
         let plan_for = |path: &str| {
             let mut plan = Plan::new();
             plan.push(Change::Write {
@@ -702,8 +704,8 @@ mod tests {
         assert!(plan_for("near/file.yaml").is_ok());
         for (path, needle) in [
             ("config/rbac/role.yaml", "config is a symbolic link to"),
-            ("x.go", "outside the project"),
-            ("dangling.go", "a missing path"),
+            ("x.txt", "outside the project"),
+            ("dangling.txt", "a missing path"),
         ] {
             let err = plan_for(path).unwrap_err().to_string();
             assert!(err.contains(needle), "{path}: {err}");
@@ -714,17 +716,17 @@ mod tests {
     #[test]
     fn missing_marker_names_file_and_marker() {
         let dir = tempfile::tempdir().unwrap();
-        fs::write(dir.path().join("main.go"), "package main\n").unwrap();
+        fs::write(dir.path().join("main.txt"), "first line\n").unwrap();
         let mut plan = Plan::new();
         plan.push(Change::Insert {
-            path: "main.go".into(),
+            path: "main.txt".into(),
             marker: "+kubebuilder:scaffold:imports".into(),
             fragment: "x".into(),
             fallback: None,
         });
         let err = plan.resolve(dir.path(), false).unwrap_err().to_string();
         assert!(
-            err.contains("main.go") && err.contains("+kubebuilder:scaffold:imports"),
+            err.contains("main.txt") && err.contains("+kubebuilder:scaffold:imports"),
             "{err}"
         );
     }

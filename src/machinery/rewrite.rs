@@ -130,17 +130,14 @@ fn replay(text: &str, old: &str, new: &str) -> Result<String, String> {
     splice(text, edits)
 }
 
-/// The position of the only occurrence of `block` in `text` as whole lines;
-/// `None` when it is missing, ambiguous or empty.
+/// The position of the only place where `block` stands in `text` as whole
+/// lines (see [`lines`](super::lines)); `None` when it is missing, ambiguous
+/// or empty.
 fn find_once(text: &str, block: &str) -> Option<usize> {
     if block.is_empty() {
         return None;
     }
-    let mut found = text.match_indices(block).map(|(at, _)| at).filter(|&at| {
-        let end = at + block.len();
-        (at == 0 || text.as_bytes()[at - 1] == b'\n')
-            && (end == text.len() || block.ends_with('\n'))
-    });
+    let mut found = super::lines::block_starts(text, block);
     let at = found.next()?;
     found.next().is_none().then_some(at)
 }

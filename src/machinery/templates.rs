@@ -4,7 +4,7 @@
 //! template in the Jinja syntax (`{{ value }}`, `{% if %}`, `{% for %}`,
 //! `{% set %}`, `{%- -%}` whitespace control, `{% raw %}`), rendered with
 //! minijinja. A folder of templates mirrors the tree it generates: the
-//! template `scaffolds/go/v4/init/cmd/main.go.jinja` renders to `cmd/main.go`.
+//! template `scaffolds/<plugin>/init/cmd/main.txt.jinja` renders to `cmd/main.txt`.
 //! Whether a rendered file is created, kept or written when one is already
 //! at its path is declared in `files.toml` beside the templates (see
 //! [`Templates::plan_tree`]).
@@ -31,9 +31,9 @@ pub fn embedded_text(path: &str) -> Option<&'static str> {
 /// One template of a folder, with the path it renders to.
 #[derive(Debug, Clone)]
 pub struct TemplateFile {
-    /// Template name, relative to the plugin folder (`init/cmd/main.go.jinja`).
+    /// Template name, relative to the plugin folder (`init/cmd/main.txt.jinja`).
     pub name: String,
-    /// Output path, relative to the folder the template was listed from (`cmd/main.go`).
+    /// Output path, relative to the folder the template was listed from (`cmd/main.txt`).
     pub output: PathBuf,
 }
 
@@ -98,7 +98,8 @@ pub enum Syntax {
     /// Jinja's own: `{{ value }}`, `{% if %}`, `{# note #}`.
     Jinja,
     /// `[[ value ]]`, `[% if %]`, `[# note #]`: for templates whose output is
-    /// itself a Go template (a Helm chart), so its `{{ }}` is plain text.
+    /// itself a template with `{{ }}` tags (a Helm chart), so its `{{ }}`
+    /// is plain text.
     Brackets,
 }
 
@@ -131,7 +132,7 @@ pub struct Templates {
 
 impl Templates {
     /// Lists the templates under `scaffolds/<plugin>/<folder>/` for each of
-    /// `folders` (for example `go/v4` and `["init", "licenses"]`).
+    /// `folders` (for example `helm/v2-alpha` and `["init", "licenses"]`).
     pub fn load(plugin: &str, folders: &[&str]) -> Result<Self> {
         Self::load_with(plugin, folders, Syntax::Jinja)
     }
@@ -321,7 +322,7 @@ mod tests {
     }
 
     #[test]
-    fn bracket_syntax_leaves_go_templates_alone() {
+    fn bracket_syntax_leaves_curly_templates_alone() {
         let mut env = environment(Syntax::Brackets).unwrap();
         env.add_template("t", "[[ p ]]: {{ .Values.x }}[% if no %]![% endif %]\n")
             .unwrap();
@@ -334,12 +335,12 @@ mod tests {
     fn placeholders_fill_segments_and_empty_segments_vanish() {
         let file = TemplateFile {
             name: String::new(),
-            output: "api/{group_dir}/{version}/{kind}_types.go".into(),
+            output: "api/{group_dir}/{version}/{kind}_types.txt".into(),
         };
         let vars = [("group_dir", ""), ("version", "v1"), ("kind", "captain")];
         assert_eq!(
             file.output_with(&vars),
-            std::path::Path::new("api/v1/captain_types.go")
+            std::path::Path::new("api/v1/captain_types.txt")
         );
         let vars = [
             ("group_dir", "foo.policy"),
@@ -348,7 +349,7 @@ mod tests {
         ];
         assert_eq!(
             file.output_with(&vars),
-            std::path::Path::new("api/foo.policy/v1/captain_types.go")
+            std::path::Path::new("api/foo.policy/v1/captain_types.txt")
         );
     }
 }

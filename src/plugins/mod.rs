@@ -29,7 +29,7 @@ mod toy_v1;
 pub use chain::{Bundle, Chain};
 pub use flags::Flags;
 
-use crate::machinery::merge::FileMerger;
+use crate::machinery::merge::{FileMerger, SlashComments};
 use crate::machinery::rewrite::read_if_present;
 use crate::machinery::steps::Step;
 use crate::machinery::{Change, Context, Plan, Rewrite, Templates};
@@ -587,6 +587,12 @@ pub trait UpdateHook: Sync {
     /// Mergers of its own for files of a known structure.
     fn file_mergers(&self) -> Vec<&'static dyn FileMerger> {
         Vec::new()
+    }
+
+    /// This layout's source files whose comments are `//` lines, for the
+    /// merge's rule on changes made only in comments.
+    fn slash_comments(&self) -> &'static [SlashComments] {
+        &[]
     }
 }
 

@@ -6,9 +6,11 @@
 
 pub mod bookkeeping;
 pub mod cli_version;
+mod recorded;
 mod resource;
 pub mod yaml;
 
+pub use recorded::unrecorded_entry;
 pub use resource::{ApiEntry, ControllerEntry, ResourceEntry, WebhooksEntry};
 
 use anyhow::{Context as _, Result, bail};

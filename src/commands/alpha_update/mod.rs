@@ -12,6 +12,7 @@
 
 pub mod ancestor;
 mod github;
+mod kubebuilder;
 pub(crate) mod record;
 mod report;
 mod trees;
@@ -262,6 +263,12 @@ impl Update {
                 .iter()
                 .filter_map(|plugin| plugin.update())
                 .flat_map(|hook| hook.file_mergers())
+                .collect(),
+            slash_comments: plugins
+                .iter()
+                .filter_map(|plugin| plugin.update())
+                .flat_map(|hook| hook.slash_comments())
+                .copied()
                 .collect(),
         })
     }

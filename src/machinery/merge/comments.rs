@@ -1,15 +1,33 @@
 //! Which lines of a file are comments or blank, by the comment syntax its
 //! name implies; the merge ignores a scaffold change made only there.
-//! Directive comments (`//go:build`, `//nolint`, `// +kubebuilder:…`,
-//! `# +kubebuilder:scaffold:…`, a `#!` line) count as code: tools read them.
+//! Directive comments (`// +kubebuilder:…`, `# +kubebuilder:scaffold:…`, a
+//! `#!` line, and the directives a layout registers for its language) count
+//! as code: tools read them. Files with `#` comments are known here by name;
+//! the layouts register their source files, whose comments are `//` lines
+//! (see [`SlashComments`]). Lines are read by the whole-line rule of
+//! [`lines`].
 
+use crate::machinery::lines;
 use std::path::Path;
+
+/// Files whose comments are `// …` lines and `/* … */` blocks, as a layout
+/// registers them for the merge (see
+/// [`MergeOptions::slash_comments`](super::MergeOptions::slash_comments)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SlashComments {
+    /// The extension of the files' names, without the dot.
+    pub extension: &'static str,
+    /// What, right after `//`, makes a comment a directive its tools read
+    /// (counted as code). A comment whose text starts with `+` always is.
+    pub directives: &'static [&'static str],
+}
 
 /// A file type's comment syntax.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Syntax {
-    /// `// …` lines and `/* … */` blocks (Go, Rust).
-    Slash,
+    /// `// …` lines and `/* … */` blocks, with the directives a layout
+    /// registered.
+    Slash(&'static [&'static str]),
     /// `# …` lines (YAML, Makefile, Dockerfile, TOML, shell, ignore files, PROJECT).
     Hash,
 }
@@ -29,12 +47,13 @@ const HASH_NAMES: &[&str] = &[
 const HASH_EXTENSIONS: &[&str] = &["yaml", "yml", "toml", "sh", "bash", "mk", "cfg", "conf"];
 
 impl Syntax {
-    /// The syntax of the file at `path`, `None` when unknown.
-    pub fn for_path(path: &Path) -> Option<Self> {
+    /// The syntax of the file at `path`, `None` when unknown; `slash` are
+    /// the files with `//` comments the layouts registered.
+    pub fn for_path(path: &Path, slash: &[SlashComments]) -> Option<Self> {
         let name = path.file_name()?.to_str()?;
         let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-        if matches!(extension, "go" | "rs") {
-            Some(Syntax::Slash)
+        if let Some(registered) = slash.iter().find(|s| s.extension == extension) {
+            Some(Syntax::Slash(registered.directives))
         } else if HASH_NAMES.contains(&name)
             || HASH_EXTENSIONS.contains(&extension)
             || name.starts_with("Dockerfile.")
@@ -51,24 +70,25 @@ impl Syntax {
         lines
             .iter()
             .map(|line| match self {
-                Syntax::Hash => hash_code(line.trim()),
-                Syntax::Slash => slash_code(line.trim(), &mut in_block),
+                Syntax::Hash => hash_code(line),
+                Syntax::Slash(directives) => slash_code(line, directives, &mut in_block),
             })
             .collect()
     }
 }
 
-/// Whether a trimmed line of a `#` file holds code.
+/// Whether a line of a `#` file holds code.
 fn hash_code(line: &str) -> bool {
-    match line.strip_prefix('#') {
-        None => !line.is_empty(),
+    match lines::after_sign(line, "#") {
+        None => !line.trim().is_empty(),
         Some(rest) => rest.starts_with('!') || rest.trim_start().starts_with('+'),
     }
 }
 
-/// Whether a trimmed line of a `//` file holds code; tracks `/* … */` blocks
-/// that start at the beginning of a line.
-fn slash_code(line: &str, in_block: &mut bool) -> bool {
+/// Whether a line of a `//` file holds code; tracks `/* … */` blocks that
+/// start at the beginning of a line.
+fn slash_code(line: &str, directives: &[&str], in_block: &mut bool) -> bool {
+    let line = line.trim();
     if *in_block {
         return match line.find("*/") {
             Some(at) => {
@@ -78,8 +98,8 @@ fn slash_code(line: &str, in_block: &mut bool) -> bool {
             None => false,
         };
     }
-    if let Some(rest) = line.strip_prefix("//") {
-        return is_directive(rest);
+    if let Some(rest) = lines::after_sign(line, "//") {
+        return is_directive(rest, directives);
     }
     if let Some(rest) = line.strip_prefix("/*") {
         return match rest.find("*/") {
@@ -94,8 +114,8 @@ fn slash_code(line: &str, in_block: &mut bool) -> bool {
 }
 
 /// Whether the text after `//` makes the comment a directive a tool reads.
-fn is_directive(rest: &str) -> bool {
-    rest.starts_with("go:") || rest.starts_with("nolint") || rest.trim_start().starts_with('+')
+fn is_directive(rest: &str, directives: &[&str]) -> bool {
+    directives.iter().any(|d| rest.starts_with(d)) || rest.trim_start().starts_with('+')
 }
 
 /// The code lines of `lines` in `range`, without trailing whitespace.
@@ -114,6 +134,12 @@ pub fn code_of<'a>(
 mod tests {
     use super::*;
 
+    /// A layout's source files, for the tests.
+    const SOURCE: SlashComments = SlashComments {
+        extension: "src",
+        directives: &["tool:", "lint"],
+    };
+
     fn flags(syntax: Syntax, text: &str) -> Vec<bool> {
         let lines: Vec<&str> = text.split_inclusive('\n').collect();
         syntax.code_lines(&lines)
@@ -121,30 +147,27 @@ mod tests {
 
     #[test]
     fn syntax_by_name() {
-        assert_eq!(Syntax::for_path(Path::new("a/b.go")), Some(Syntax::Slash));
-        assert_eq!(Syntax::for_path(Path::new("src/x.rs")), Some(Syntax::Slash));
-        assert_eq!(Syntax::for_path(Path::new("Makefile")), Some(Syntax::Hash));
-        assert_eq!(
-            Syntax::for_path(Path::new("config/a.yaml")),
-            Some(Syntax::Hash)
-        );
-        assert_eq!(
-            Syntax::for_path(Path::new(".golangci.yml")),
-            Some(Syntax::Hash)
-        );
-        assert_eq!(Syntax::for_path(Path::new("PROJECT")), Some(Syntax::Hash));
-        assert_eq!(Syntax::for_path(Path::new("README.md")), None);
+        let slash = Some(Syntax::Slash(SOURCE.directives));
+        assert_eq!(Syntax::for_path(Path::new("a/b.src"), &[SOURCE]), slash);
+        assert_eq!(Syntax::for_path(Path::new("a/b.src"), &[]), None);
+        let hash = |name: &str| Syntax::for_path(Path::new(name), &[SOURCE]);
+        assert_eq!(hash("Makefile"), Some(Syntax::Hash));
+        assert_eq!(hash("config/a.yaml"), Some(Syntax::Hash));
+        assert_eq!(hash(".linter.yml"), Some(Syntax::Hash));
+        assert_eq!(hash("PROJECT"), Some(Syntax::Hash));
+        assert_eq!(hash("README.md"), None);
     }
 
     #[test]
     fn slash_lines_and_blocks() {
-        let text = "// a\nx := 1 // trailing\n/* one */\n/*\n * inside\n*/\n\n//go:build e2e\n// +kubebuilder:rbac\ny\n";
+        let text = "// a\nx := 1 // trailing\n/* one */\n/*\n * inside\n*/\n\n//tool:build e2e\n// +kubebuilder:rbac\ny\n//lint\n// tool:no\n";
         assert_eq!(
-            flags(Syntax::Slash, text),
+            flags(Syntax::Slash(SOURCE.directives), text),
             vec![
-                false, true, false, false, false, false, false, true, true, true
+                false, true, false, false, false, false, false, true, true, true, true, false
             ]
         );
+        assert_eq!(flags(Syntax::Slash(&[]), "//tool:build\n"), vec![false]);
     }
 
     #[test]

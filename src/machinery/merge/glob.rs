@@ -39,13 +39,13 @@ mod tests {
     #[test]
     fn globs() {
         let m = |p: &str, s: &str| matches(p, Path::new(s));
-        assert!(m("**/zz_generated.*", "api/v1/zz_generated.deepcopy.go"));
-        assert!(m("**/zz_generated.*", "zz_generated.deepcopy.go"));
+        assert!(m("**/zz_generated.*", "api/v1/zz_generated.deepcopy.txt"));
+        assert!(m("**/zz_generated.*", "zz_generated.deepcopy.txt"));
         assert!(m("config/crd/bases/**", "config/crd/bases/a.yaml"));
         assert!(!m("config/crd/bases/**", "config/crd/a.yaml"));
-        assert!(m("go.sum", "go.sum"));
-        assert!(!m("go.sum", "sub/go.sum"));
-        assert!(!m("*.go", "a/b.go"));
+        assert!(m("deps.lock", "deps.lock"));
+        assert!(!m("deps.lock", "sub/deps.lock"));
+        assert!(!m("*.txt", "a/b.txt"));
         assert!(m("dist/*", "dist/install.yaml"));
     }
 }

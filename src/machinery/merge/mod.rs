@@ -9,6 +9,8 @@ mod diff3;
 mod glob;
 mod text;
 
+pub use comments::SlashComments;
+
 use super::tree::{Entry, Tree};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -23,7 +25,8 @@ pub enum ConflictStyle {
     Diff3,
 }
 
-/// A merger of its own for files of a known structure (go/v4: `go.mod`).
+/// A merger of its own for files of a known structure, which a layout adds
+/// (a dependency manifest whose lines it can merge by name, for example).
 pub trait FileMerger {
     /// Whether it merges the file at `path`.
     fn handles(&self, path: &Path) -> bool;
@@ -47,6 +50,9 @@ pub struct MergeOptions<'a> {
     pub regenerated: Vec<String>,
     /// Mergers of the layouts, asked in order before the line merge.
     pub mergers: Vec<&'a dyn FileMerger>,
+    /// The layouts' source files with `//` comments, for the comment rule
+    /// (files with `#` comments are known by name).
+    pub slash_comments: Vec<SlashComments>,
 }
 
 /// What happened to one file.
@@ -233,7 +239,7 @@ fn merge_contents(
         })
     };
     if ancestor.is_some() {
-        if text::same_code(path, &a, &u) {
+        if text::same_code(path, &a, &u, options) {
             let note = "the scaffold changed only comments".to_owned();
             return (Some(original.clone()), noted(Outcome::Unchanged, note));
         }

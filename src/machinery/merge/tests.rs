@@ -2,11 +2,18 @@ use super::*;
 use crate::machinery::tree::{MODE_EXECUTABLE, MODE_FILE};
 use std::process::Command;
 
+/// A layout's source files (`.src`, `//` comments), for the tests.
+const SOURCE: SlashComments = SlashComments {
+    extension: "src",
+    directives: &["tool:"],
+};
+
 fn options() -> MergeOptions<'static> {
     MergeOptions {
         original_label: "main".into(),
         ancestor_label: "ancestor".into(),
         upgrade_label: "upgrade".into(),
+        slash_comments: vec![SOURCE],
         ..MergeOptions::default()
     }
 }
@@ -123,14 +130,14 @@ fn modes_follow_the_side_the_file_came_from() {
 #[test]
 fn regenerated_paths_keep_the_users_file() {
     let mut opts = options();
-    opts.regenerated = vec!["**/zz_generated.*".into(), "go.sum".into()];
-    let path = "api/v1/zz_generated.deepcopy.go";
+    opts.regenerated = vec!["**/zz_generated.*".into(), "deps.lock".into()];
+    let path = "api/v1/zz_generated.deepcopy.src";
     let (text, file) = one(path, Some("a\n"), Some("o\n"), Some("u\n"), &opts);
     assert_eq!(
         (text.as_deref(), file.outcome),
         (Some("o\n"), Outcome::Regenerated)
     );
-    let (text, file) = one("go.sum", Some("a\n"), None, Some("u\n"), &opts);
+    let (text, file) = one("deps.lock", Some("a\n"), None, Some("u\n"), &opts);
     assert_eq!((text, file.outcome), (None, Outcome::Regenerated));
 }
 
@@ -232,9 +239,9 @@ fn git_merge_file(a: &str, o: &str, u: &str, diff3: bool) -> String {
 fn line_merge_agrees_with_git_merge_file() {
     let fixtures = [
         (
-            "package x\n\nfunc A() {\n\treturn 1\n}\n\nfunc B() {\n\treturn 2\n}\n",
-            "package x\n\nimport \"fmt\"\n\nfunc A() {\n\treturn 1\n}\n\nfunc B() {\n\treturn 2\n}\n",
-            "package x\n\nfunc A() {\n\treturn 1\n}\n\nfunc B() {\n\treturn 3\n}\n",
+            "module x\n\nproc A() {\n\treturn 1\n}\n\nproc B() {\n\treturn 2\n}\n",
+            "module x\n\nuse \"fmt\"\n\nproc A() {\n\treturn 1\n}\n\nproc B() {\n\treturn 2\n}\n",
+            "module x\n\nproc A() {\n\treturn 1\n}\n\nproc B() {\n\treturn 3\n}\n",
         ),
         (
             "a\nb\nc\nd\ne\nf\n",
@@ -264,58 +271,58 @@ fn line_merge_agrees_with_git_merge_file() {
     }
 }
 
-const GO_ANCESTOR: &str = "\
-func (r *R) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-\t_ = logf.FromContext(ctx)
+const CODE_ANCESTOR: &str = "\
+proc (r *R) Sync(ctx Context, req Request) (Result, error) {
+\t_ = log.From(ctx)
 
 \t// TODO(user): your logic here
 
-\treturn ctrl.Result{}, nil
+\treturn Result{}, nil
 }
 ";
 
-const GO_USER: &str = "\
-func (r *R) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-\t_ = logf.FromContext(ctx)
+const CODE_USER: &str = "\
+proc (r *R) Sync(ctx Context, req Request) (Result, error) {
+\t_ = log.From(ctx)
 
 \tif err := r.sync(ctx, req); err != nil {
-\t\treturn ctrl.Result{}, err
+\t\treturn Result{}, err
 \t}
 
-\treturn ctrl.Result{}, nil
+\treturn Result{}, nil
 }
 ";
 
-const GO_UPGRADE: &str = "\
-func (r *R) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-\t_ = logf.FromContext(ctx)
+const CODE_UPGRADE: &str = "\
+proc (r *R) Sync(ctx Context, req Request) (Result, error) {
+\t_ = log.From(ctx)
 
 \t// TODO(user): write the reconcile logic here: compare the
 \t// desired state with the cluster's and act on the difference.
 \t/* see the docs */
 
-\treturn ctrl.Result{}, nil
+\treturn Result{}, nil
 }
 ";
 
 #[test]
 fn reworded_todo_against_user_code_takes_the_users_side() {
-    let path = "internal/controller/r_controller.go";
+    let path = "internal/controller/r_controller.src";
     let (text, file) = one(
         path,
-        Some(GO_ANCESTOR),
-        Some(GO_USER),
-        Some(GO_UPGRADE),
+        Some(CODE_ANCESTOR),
+        Some(CODE_USER),
+        Some(CODE_UPGRADE),
         &options(),
     );
-    assert_eq!(text.as_deref(), Some(GO_USER));
+    assert_eq!(text.as_deref(), Some(CODE_USER));
     assert_ne!(file.outcome, Outcome::Conflict);
     // Without the rule (an unknown file type) it conflicts.
     let (_, file) = one(
         "r.txt",
-        Some(GO_ANCESTOR),
-        Some(GO_USER),
-        Some(GO_UPGRADE),
+        Some(CODE_ANCESTOR),
+        Some(CODE_USER),
+        Some(CODE_UPGRADE),
         &options(),
     );
     assert_eq!(file.outcome, Outcome::Conflict);
@@ -323,14 +330,14 @@ fn reworded_todo_against_user_code_takes_the_users_side() {
 
 #[test]
 fn comment_rule_hunk_level_keeps_other_scaffold_changes() {
-    let a = "// header\npackage x\n\n// old doc\nvar a = 1\n\nvar b = 2\n";
-    let o = "// header\npackage x\n\n// my doc\nvar a = 10\n\nvar b = 2\n";
-    let u = "// header\npackage x\n\n/*\n new doc\n*/\nvar a = 1\n\nvar b = 3\n";
-    let (text, file) = one("x.go", Some(a), Some(o), Some(u), &options());
+    let a = "// header\nmodule x\n\n// old doc\nvar a = 1\n\nvar b = 2\n";
+    let o = "// header\nmodule x\n\n// my doc\nvar a = 10\n\nvar b = 2\n";
+    let u = "// header\nmodule x\n\n/*\n new doc\n*/\nvar a = 1\n\nvar b = 3\n";
+    let (text, file) = one("x.src", Some(a), Some(o), Some(u), &options());
     assert_eq!(file.outcome, Outcome::Merged);
     assert_eq!(
         text.unwrap(),
-        "// header\npackage x\n\n// my doc\nvar a = 10\n\nvar b = 3\n"
+        "// header\nmodule x\n\n// my doc\nvar a = 10\n\nvar b = 3\n"
     );
 }
 
@@ -344,39 +351,44 @@ fn comment_rule_for_yaml_and_makefile() {
         (text.as_deref(), file.outcome),
         (Some(o), Outcome::Unchanged)
     );
-    let a = "## Build\nbuild:\n\tgo build\n";
-    let o = "## Build\nbuild: gen\n\tgo build\n";
-    let u = "## Build the manager\nbuild:\n\tgo build\n";
+    let a = "## Build\nbuild:\n\tcc build\n";
+    let o = "## Build\nbuild: gen\n\tcc build\n";
+    let u = "## Build the manager\nbuild:\n\tcc build\n";
     let (text, file) = one("Makefile", Some(a), Some(o), Some(u), &options());
     assert_eq!(
         (text.as_deref(), file.outcome),
         (Some(o), Outcome::Unchanged)
     );
     // A code change of the scaffold in the same hunk still conflicts.
-    let u = "## Build the manager\nbuild: fmt\n\tgo build\n";
+    let u = "## Build the manager\nbuild: fmt\n\tcc build\n";
     let (_, file) = one("Makefile", Some(a), Some(o), Some(u), &options());
     assert_eq!(file.outcome, Outcome::Conflict);
 }
 
 #[test]
 fn directive_comments_are_code_for_the_rule() {
-    let a = "package x\n\n// +kubebuilder:rbac:verbs=get\nfunc R() {}\n";
-    let o = "package x\n\n// +kubebuilder:rbac:verbs=get;list\nfunc R() {}\n";
-    let u = "package x\n\n// +kubebuilder:rbac:verbs=get;watch\nfunc R() {}\n";
-    let (_, file) = one("x.go", Some(a), Some(o), Some(u), &options());
+    let a = "module x\n\n// +kubebuilder:rbac:verbs=get\nproc R() {}\n";
+    let o = "module x\n\n// +kubebuilder:rbac:verbs=get;list\nproc R() {}\n";
+    let u = "module x\n\n// +kubebuilder:rbac:verbs=get;watch\nproc R() {}\n";
+    let (_, file) = one("x.src", Some(a), Some(o), Some(u), &options());
+    assert_eq!(file.outcome, Outcome::Conflict);
+    let a = "module x\n\n//tool:build a\nproc R() {}\n";
+    let o = "module x\n\n//tool:build b\nproc R() {}\n";
+    let u = "module x\n\n//tool:build c\nproc R() {}\n";
+    let (_, file) = one("x.src", Some(a), Some(o), Some(u), &options());
     assert_eq!(file.outcome, Outcome::Conflict);
 }
 
 #[test]
 fn user_insertion_next_to_a_scaffold_rewrite_keeps_both() {
-    let a = "all: build\n\nbuild:\n\tgo build ./...\n";
-    let o = "all: build\n\nbuild:\n\tgo build ./...\n\ndeploy-local:\n\tkubectl apply -k config\n";
-    let u = "all: build\n\nbuild:\n\tgo build -trimpath ./...\n";
+    let a = "all: build\n\nbuild:\n\tcc build ./...\n";
+    let o = "all: build\n\nbuild:\n\tcc build ./...\n\ndeploy-local:\n\tkubectl apply -k config\n";
+    let u = "all: build\n\nbuild:\n\tcc build -trimpath ./...\n";
     let (text, file) = one("Makefile", Some(a), Some(o), Some(u), &options());
     assert_eq!(file.outcome, Outcome::Merged);
     assert_eq!(
         text.unwrap(),
-        "all: build\n\nbuild:\n\tgo build -trimpath ./...\n\ndeploy-local:\n\tkubectl apply -k config\n"
+        "all: build\n\nbuild:\n\tcc build -trimpath ./...\n\ndeploy-local:\n\tkubectl apply -k config\n"
     );
 }
 
@@ -405,7 +417,7 @@ struct Upper;
 
 impl FileMerger for Upper {
     fn handles(&self, path: &Path) -> bool {
-        path == Path::new("go.mod")
+        path == Path::new("deps.list")
     }
     fn merge(&self, _: &str, original: &str, _: &str) -> Option<String> {
         Some(original.to_uppercase())
@@ -416,7 +428,7 @@ impl FileMerger for Upper {
 fn file_mergers_are_asked_before_the_line_merge() {
     let mut opts = options();
     opts.mergers = vec![&Upper];
-    let (text, file) = one("go.mod", Some("a\n"), Some("o\n"), Some("u\n"), &opts);
+    let (text, file) = one("deps.list", Some("a\n"), Some("o\n"), Some("u\n"), &opts);
     assert_eq!(
         (text.as_deref(), file.outcome),
         (Some("O\n"), Outcome::Merged)

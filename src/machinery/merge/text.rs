@@ -41,8 +41,8 @@ struct Sides<'a> {
 
 /// Whether `ancestor` and `upgrade` hold the same code lines (comments and
 /// blank lines ignored), for the file at `path`; false for unknown types.
-pub fn same_code(path: &Path, ancestor: &str, upgrade: &str) -> bool {
-    let Some(syntax) = Syntax::for_path(path) else {
+pub fn same_code(path: &Path, ancestor: &str, upgrade: &str, options: &MergeOptions) -> bool {
+    let Some(syntax) = Syntax::for_path(path, &options.slash_comments) else {
         return false;
     };
     let (a, u) = (lines(ancestor), lines(upgrade));
@@ -67,7 +67,7 @@ pub fn merge_text(
     upgrade: &str,
     options: &MergeOptions,
 ) -> TextMerge {
-    let syntax = Syntax::for_path(path);
+    let syntax = Syntax::for_path(path, &options.slash_comments);
     let base = lines(ancestor);
     let upgrade_lines = lines(upgrade);
     let sides = Sides {

@@ -104,7 +104,8 @@ pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
     let webhook = webhook_view(options, &view, &repo, multigroup, generation);
 
     let templates = Templates::load(TEMPLATE_DIR, &["create-webhook"])?;
-    let fragments = Fragments::load(TEMPLATE_DIR, "create-webhook")?;
+    let fragments =
+        Fragments::load(TEMPLATE_DIR, "create-webhook")?.with_places(super::places::PLACES)?;
     let mut context = base_context(project, &read_go_header(ctx.dir))?;
     context.insert("resource", &view);
     context.insert("webhook", &webhook);

@@ -10,6 +10,7 @@ pub(crate) mod create_api;
 mod create_webhook;
 mod edit;
 pub mod go_mod_merge;
+mod places;
 pub(crate) mod post_steps;
 mod resource_view;
 mod ssa;
@@ -393,6 +394,13 @@ impl UpdateHook for GoBase {
 
     fn file_mergers(&self) -> Vec<&'static dyn crate::machinery::merge::FileMerger> {
         vec![&go_mod_merge::GoModMerger]
+    }
+
+    fn slash_comments(&self) -> &'static [crate::machinery::merge::SlashComments] {
+        &[crate::machinery::merge::SlashComments {
+            extension: "go",
+            directives: &["go:", "nolint"],
+        }]
     }
 }
 

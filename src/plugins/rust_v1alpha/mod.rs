@@ -218,6 +218,13 @@ impl UpdateHook for RustBase {
     fn regenerated_files(&self) -> &'static [&'static str] {
         REGENERATED
     }
+
+    fn slash_comments(&self) -> &'static [crate::machinery::merge::SlashComments] {
+        &[crate::machinery::merge::SlashComments {
+            extension: "rs",
+            directives: &[],
+        }]
+    }
 }
 
 /// Runs `make manifests` in the Rust project at `dir`, which builds and runs
