@@ -18,7 +18,9 @@
 //! Either way the tree is the old one or the new one again, and the user is
 //! told which.
 
+use super::durable;
 use anyhow::{Context as _, Result, bail};
+use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -78,11 +80,12 @@ impl Journal {
         }
     }
 
-    /// Records the journal in `root`, replacing any earlier record whole.
+    /// Records the journal in `root`, replacing any earlier record whole,
+    /// and flushes it (its data, then its name in `root`).
     pub fn save(&self, root: &Path) -> Result<()> {
         let temp = root.join(format!("{JOURNAL}{TEMP_SUFFIX}"));
-        fs::write(&temp, self.to_text()).context("cannot write the write journal")?;
-        fs::rename(&temp, root.join(JOURNAL)).context("cannot record the write journal")
+        durable::replace(&root.join(JOURNAL), &temp, self.to_text().as_bytes())
+            .context("cannot record the write journal")
     }
 
     /// Marks every new content as complete on disk.
@@ -91,9 +94,20 @@ impl Journal {
         self.save(root)
     }
 
-    /// Removes the journal: the write is complete, or undone.
+    /// Removes the journal and flushes the removal: the write is complete,
+    /// or undone. The caller has flushed everything the write changed.
     pub fn finish(root: &Path) -> Result<()> {
-        fs::remove_file(root.join(JOURNAL)).context("cannot remove the write journal")
+        durable::remove(&root.join(JOURNAL)).context("cannot remove the write journal")
+    }
+
+    /// The directories whose entries the write changes: those holding its
+    /// files, and those holding the directories it creates.
+    pub fn touched_dirs(&self, root: &Path) -> BTreeSet<PathBuf> {
+        let files = self.entries.iter().map(|entry| &entry.target);
+        files
+            .chain(&self.dirs)
+            .map(|path| root.join(durable::parent(path)))
+            .collect()
     }
 
     /// The journal as text: a state line, then one line per directory and file.
@@ -143,13 +157,17 @@ impl Journal {
     }
 
     /// Undoes a write that had not reached `committing`: removes its
-    /// temporary files and the directories it created (when empty).
+    /// temporary files and the directories it created (when empty), and
+    /// flushes the removals.
     pub fn roll_back(&self, root: &Path) {
         for entry in &self.entries {
             let _ = fs::remove_file(root.join(&entry.temp));
         }
         for dir in self.dirs.iter().rev() {
             let _ = fs::remove_dir(root.join(dir));
+        }
+        for dir in self.touched_dirs(root).iter().filter(|dir| dir.is_dir()) {
+            let _ = durable::sync_dir(dir);
         }
     }
 
@@ -169,6 +187,8 @@ impl Journal {
                 renamed += 1;
             }
         }
+        durable::sync_dirs(self.touched_dirs(root).iter().map(PathBuf::as_path))
+            .context("cannot flush the finished write")?;
         Ok(renamed)
     }
 }
