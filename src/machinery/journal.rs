@@ -17,6 +17,23 @@
 //! removed), a `committing` one rolled forward (the remaining renames done).
 //! Either way the tree is the old one or the new one again, and the user is
 //! told which.
+//!
+//! So that this holds when the machine stops too (a power cut loses what
+//! the operating system had not yet written out, in any order), each step
+//! is flushed ([`super::durable`]) before the step that relies on it:
+//!
+//! - each record of the journal: its data before it is renamed into place,
+//!   then the project root, before anything else changes;
+//! - the new directories and every temporary file (data and mode), then
+//!   the directories holding them, before the journal says `committing`
+//!   (else a roll-forward could find a temporary file gone or empty);
+//! - the directories of the renamed files before the journal is removed
+//!   (the commit point), and the root after, before the command reports
+//!   success.
+//!
+//! Recovery flushes its renames or removals the same way before it removes
+//! the journal. The old files are never changed before `committing`, so a
+//! roll-back needs no copy of them.
 
 use super::durable;
 use anyhow::{Context as _, Result, bail};
