@@ -63,7 +63,9 @@ impl Call {
 /// command fails or strace cannot run. The calls on paths in `dir`
 /// (outside `.git`), in order.
 fn traced(dir: &Path, args: &[&str]) -> Vec<Call> {
-    let name: String = args[..2].concat().replace(|c: char| !c.is_alphanumeric(), "-");
+    let name: String = args[..2]
+        .concat()
+        .replace(|c: char| !c.is_alphanumeric(), "-");
     let log = dir.with_file_name(format!("{name}.strace"));
     let output = Command::new("strace")
         .args(["-f", "-y", "-qq", "-e", TRACED, "-o"])
@@ -198,7 +200,10 @@ fn faults(root: &Path, calls: &[Call]) -> Vec<String> {
         start = end + 1;
     }
     if let Some(late) = calls[start..].iter().find_map(Call::changed) {
-        faults.push(format!("{} changed after the journal's removal", late.display()));
+        faults.push(format!(
+            "{} changed after the journal's removal",
+            late.display()
+        ));
     }
     if !flushed(calls, root, start, calls.len()) {
         faults.push("the journal's removal is not flushed".into());
@@ -235,9 +240,8 @@ fn write_faults(root: &Path, calls: &[Call]) -> Vec<String> {
         }
         previous = r;
     }
-    let is_temp = |path: &Path| {
-        path != journal_temp && path.to_string_lossy().ends_with(TEMP_SUFFIX)
-    };
+    let is_temp =
+        |path: &Path| path != journal_temp && path.to_string_lossy().ends_with(TEMP_SUFFIX);
     let placed = |call: &Call| matches!(call, Call::Move { from, .. } if is_temp(from));
     let first_placed = calls.iter().position(placed).unwrap_or(end);
     if let Some(&commit) = records.iter().rev().find(|&&r| r < first_placed) {
@@ -267,7 +271,9 @@ fn write_faults(root: &Path, calls: &[Call]) -> Vec<String> {
         if !is_temp(from) {
             continue;
         }
-        let created_here = calls[..i].iter().rposition(|c| *c == Call::Create(from.clone()));
+        let created_here = calls[..i]
+            .iter()
+            .rposition(|c| *c == Call::Create(from.clone()));
         if let Some(created) = created_here
             && !flushed(calls, from, created, i)
         {
@@ -319,14 +325,20 @@ fn every_write_is_flushed_before_the_step_that_relies_on_it() {
         "init --domain example.com --repo example.com/ship --fetch-deps=false --skip-go-version-check",
     );
     for file in ["PROJECT", "cmd/main.go", "config/rbac/role.yaml"] {
-        assert!(placed.contains(&file.into()), "init placed no {file}: {placed:?}");
+        assert!(
+            placed.contains(&file.into()),
+            "init placed no {file}: {placed:?}"
+        );
     }
     let placed = check(
         &dir,
         "create api --group crew --version v1 --kind Captain --make=false",
     );
     for file in ["PROJECT", "cmd/main.go", "api/v1/captain_types.go"] {
-        assert!(placed.contains(&file.into()), "create api placed no {file}: {placed:?}");
+        assert!(
+            placed.contains(&file.into()),
+            "create api placed no {file}: {placed:?}"
+        );
     }
 }
 
@@ -340,12 +352,17 @@ fn recovery_flushes_the_files_it_puts_in_place_before_removing_the_journal() {
         .args(["-f", "-qq", "-o", "/dev/null", "-e", "trace=linkat"])
         .args(["-e", "inject=linkat:signal=KILL:when=3"])
         .arg(assert_cmd::cargo::cargo_bin("kubebuilder-rs"))
-        .args(words("create api --group crew --version v1 --kind Captain --make=false"))
+        .args(words(
+            "create api --group crew --version v1 --kind Captain --make=false",
+        ))
         .current_dir(&dir)
         .output()
         .expect("strace runs (apt-get install strace)");
     assert!(!killed.status.success(), "the command was not killed");
-    assert!(dir.join(JOURNAL).exists(), "the killed command left no journal");
+    assert!(
+        dir.join(JOURNAL).exists(),
+        "the killed command left no journal"
+    );
     let placed = check(&dir, "edit --plugins go/v4");
     assert!(
         placed.contains(&"PROJECT".into()),
