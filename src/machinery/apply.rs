@@ -157,14 +157,15 @@ fn prepare(root: &Path, journal: &Journal, files: &[&ResolvedFile]) -> Result<()
         fs::create_dir(root.join(dir))
             .with_context(|| format!("cannot create directory {}", dir.display()))?;
     }
+    let mut new = durable::NewFiles::default();
     for (entry, file) in journal.entries.iter().zip(files) {
         let temp = root.join(&entry.temp);
         let contents = file.after.as_deref().unwrap_or_default();
         let mode = mode_for(&root.join(&file.path), &file.path);
-        durable::write_new(&temp, contents.as_bytes(), mode)
+        new.write(&temp, contents.as_bytes(), mode)
             .with_context(|| format!("cannot write {}", file.path.display()))?;
     }
-    Ok(())
+    new.flush().context("cannot flush the written files")
 }
 
 /// Flushes the entries of the directories a write changes (see
