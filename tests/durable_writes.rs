@@ -31,7 +31,7 @@ const JOURNAL: &str = ".kubebuilder-rs-journal";
 const TEMP_SUFFIX: &str = ".kubebuilder-rs-new";
 
 /// The system calls traced.
-const TRACED: &str = "trace=openat,write,fsync,fdatasync,rename,renameat,renameat2,link,linkat,unlink,unlinkat,mkdir,mkdirat";
+const TRACED: &str = "trace=openat,write,fsync,fdatasync,rename,renameat,renameat2,link,linkat,unlink,unlinkat,rmdir,mkdir,mkdirat";
 
 /// One file system call of a trace that succeeded.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,7 +44,7 @@ enum Call {
     Mkdir(PathBuf),
     /// A name given to a file that had the name `from` (rename or link).
     Move { from: PathBuf, to: PathBuf },
-    /// A name removed.
+    /// A name removed (a file's or a directory's).
     Unlink(PathBuf),
 }
 
@@ -139,7 +139,7 @@ fn call(line: &str) -> Option<Call> {
             from: name_at(0)?,
             to: name_at(1)?,
         }),
-        "unlink" | "unlinkat" => name_at(0).map(Call::Unlink),
+        "unlink" | "unlinkat" | "rmdir" => name_at(0).map(Call::Unlink),
         _ => None,
     }
 }
@@ -244,25 +244,11 @@ fn write_faults(root: &Path, calls: &[Call]) -> Vec<String> {
         |path: &Path| path != journal_temp && path.to_string_lossy().ends_with(TEMP_SUFFIX);
     let placed = |call: &Call| matches!(call, Call::Move { from, .. } if is_temp(from));
     let first_placed = calls.iter().position(placed).unwrap_or(end);
-    if let Some(&commit) = records.iter().rev().find(|&&r| r < first_placed) {
-        for (i, call) in calls[..commit].iter().enumerate() {
-            let created = match call {
-                Call::Create(path) if is_temp(path) => path,
-                Call::Mkdir(path) => path,
-                _ => continue,
-            };
-            if !flushed(calls, parent(created), i, commit) {
-                faults.push(format!(
-                    "{} is not flushed in its directory before the journal says the write is complete",
-                    created.display()
-                ));
-            }
-        }
-    } else if records.is_empty() && first_placed < end {
-        // Recovery finishing an interrupted write: its data was flushed by
-        // the run that prepared it.
-    } else {
-        faults.push("files were put in place before the journal was recorded".into());
+    match records.iter().rev().find(|&&r| r < first_placed) {
+        Some(&commit) => faults.extend(prepare_faults(&calls[..=commit], &is_temp)),
+        // Recovery: the run that prepared the write flushed its data.
+        None if records.is_empty() => {}
+        None => faults.push("files were put in place before the journal was recorded".into()),
     }
     for (i, call) in calls.iter().enumerate() {
         let Call::Move { from, to } = call else {
@@ -289,12 +275,57 @@ fn write_faults(root: &Path, calls: &[Call]) -> Vec<String> {
             ));
         }
     }
+    faults.extend(removal_faults(&calls[..end]));
     faults
 }
 
-/// Runs `args` in `dir` under strace, checks the order of its writes, and
-/// returns the project files it put in place.
-fn check(dir: &Path, args: &str) -> Vec<PathBuf> {
+/// The faults of a write up to the journal record saying it is complete
+/// (the last of `calls`): each temporary file (`is_temp`) and directory it
+/// created must be flushed in its directory by then.
+fn prepare_faults(calls: &[Call], is_temp: &dyn Fn(&Path) -> bool) -> Vec<String> {
+    let commit = calls.len() - 1;
+    let mut faults = Vec::new();
+    for (i, call) in calls[..commit].iter().enumerate() {
+        let created = match call {
+            Call::Create(path) if is_temp(path) => path,
+            Call::Mkdir(path) => path,
+            _ => continue,
+        };
+        if !flushed(calls, parent(created), i, commit) {
+            faults.push(format!(
+                "{} is not flushed in its directory before the journal says the write is complete",
+                created.display()
+            ));
+        }
+    }
+    faults
+}
+
+/// The faults of the removals of a write (`calls`, up to the journal's
+/// removal): a file or directory removed must be flushed in its directory
+/// before the journal goes, unless that directory is removed too.
+fn removal_faults(calls: &[Call]) -> Vec<String> {
+    let end = calls.len();
+    let mut faults = Vec::new();
+    for (i, call) in calls.iter().enumerate() {
+        let Call::Unlink(path) = call else {
+            continue;
+        };
+        let dir = parent(path);
+        let dir_removed = calls[i..].contains(&Call::Unlink(dir.to_path_buf()));
+        if !dir_removed && !flushed(calls, dir, i, end) {
+            faults.push(format!(
+                "the removal of {} is not flushed before the journal's removal",
+                path.display()
+            ));
+        }
+    }
+    faults
+}
+
+/// Runs `args` in `dir` under strace and checks the order of its writes;
+/// its calls.
+fn check(dir: &Path, args: &str) -> Vec<Call> {
     let calls = traced(dir, &words(args));
     let faults = faults(dir, &calls);
     assert!(
@@ -302,6 +333,11 @@ fn check(dir: &Path, args: &str) -> Vec<PathBuf> {
         "`{args}` does not flush its writes in order:\n{}",
         faults.join("\n")
     );
+    calls
+}
+
+/// The project files (relative to `dir`) that `calls` put in place.
+fn placed(dir: &Path, calls: &[Call]) -> Vec<PathBuf> {
     calls
         .iter()
         .filter_map(|call| match call {
@@ -315,47 +351,25 @@ fn check(dir: &Path, args: &str) -> Vec<PathBuf> {
         .collect()
 }
 
-#[test]
-#[ignore = "needs strace; run by scripts/test-all"]
-fn every_write_is_flushed_before_the_step_that_relies_on_it() {
-    let (_tmp, dir) = empty_project_dir("ship");
-    let dir = dir.canonicalize().unwrap();
-    let placed = check(
-        &dir,
-        "init --domain example.com --repo example.com/ship --fetch-deps=false --skip-go-version-check",
-    );
-    for file in ["PROJECT", "cmd/main.go", "config/rbac/role.yaml"] {
-        assert!(
-            placed.contains(&file.into()),
-            "init placed no {file}: {placed:?}"
-        );
-    }
-    let placed = check(
-        &dir,
-        "create api --group crew --version v1 --kind Captain --make=false",
-    );
-    for file in ["PROJECT", "cmd/main.go", "api/v1/captain_types.go"] {
-        assert!(
-            placed.contains(&file.into()),
-            "create api placed no {file}: {placed:?}"
-        );
-    }
-}
-
-#[test]
-#[ignore = "needs strace; run by scripts/test-all"]
-fn recovery_flushes_the_files_it_puts_in_place_before_removing_the_journal() {
-    let (_tmp, dir) = empty_project_dir("ship");
+/// A new go/v4 project, its path canonical (as strace shows paths).
+fn project() -> (tempfile::TempDir, PathBuf) {
+    let (tmp, dir) = empty_project_dir("ship");
     let dir = dir.canonicalize().unwrap();
     init_project(&dir, &[]);
+    (tmp, dir)
+}
+
+/// Runs [`CREATE_API`] in `dir`, killed at the `when`-th call of `syscall`,
+/// so that it leaves a journal.
+fn kill_create_api(dir: &Path, syscall: &str, when: usize) {
     let killed = Command::new("strace")
-        .args(["-f", "-qq", "-o", "/dev/null", "-e", "trace=linkat"])
-        .args(["-e", "inject=linkat:signal=KILL:when=3"])
+        .args(["-f", "-qq", "-o", "/dev/null", "-e"])
+        .arg(format!("trace={syscall}"))
+        .arg("-e")
+        .arg(format!("inject={syscall}:signal=KILL:when={when}"))
         .arg(assert_cmd::cargo::cargo_bin("kubebuilder-rs"))
-        .args(words(
-            "create api --group crew --version v1 --kind Captain --make=false",
-        ))
-        .current_dir(&dir)
+        .args(words(CREATE_API))
+        .current_dir(dir)
         .output()
         .expect("strace runs (apt-get install strace)");
     assert!(!killed.status.success(), "the command was not killed");
@@ -363,11 +377,68 @@ fn recovery_flushes_the_files_it_puts_in_place_before_removing_the_journal() {
         dir.join(JOURNAL).exists(),
         "the killed command left no journal"
     );
-    let placed = check(&dir, "edit --plugins go/v4");
+}
+
+/// A command that adds an API to a new project.
+const CREATE_API: &str = "create api --group crew --version v1 --kind Captain --make=false";
+
+/// A command that changes nothing in a go/v4 project (but recovers).
+const HARMLESS: &str = "edit --plugins go/v4";
+
+#[test]
+#[ignore = "needs strace; run by scripts/test-all"]
+fn every_write_is_flushed_before_the_step_that_relies_on_it() {
+    let (_tmp, dir) = empty_project_dir("ship");
+    let dir = dir.canonicalize().unwrap();
+    let calls = check(
+        &dir,
+        "init --domain example.com --repo example.com/ship --fetch-deps=false --skip-go-version-check",
+    );
+    let files = placed(&dir, &calls);
+    for file in ["PROJECT", "cmd/main.go", "config/rbac/role.yaml"] {
+        assert!(
+            files.contains(&file.into()),
+            "init placed no {file}: {files:?}"
+        );
+    }
+    let files = placed(&dir, &check(&dir, CREATE_API));
+    for file in ["PROJECT", "cmd/main.go", "api/v1/captain_types.go"] {
+        assert!(
+            files.contains(&file.into()),
+            "create api placed no {file}: {files:?}"
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs strace; run by scripts/test-all"]
+fn finishing_an_interrupted_write_flushes_it_before_removing_the_journal() {
+    let (_tmp, dir) = project();
+    // Killed among the links of new files: after the journal said the
+    // write is complete.
+    kill_create_api(&dir, "linkat", 3);
+    let files = placed(&dir, &check(&dir, HARMLESS));
     assert!(
-        placed.contains(&"PROJECT".into()),
-        "recovery finished no file: {placed:?}"
+        files.contains(&"PROJECT".into()),
+        "recovery finished no file: {files:?}"
     );
     assert!(!dir.join(JOURNAL).exists());
     assert!(read(&dir, "PROJECT").contains("kind: Captain"));
+}
+
+#[test]
+#[ignore = "needs strace; run by scripts/test-all"]
+fn undoing_an_interrupted_write_flushes_it_before_removing_the_journal() {
+    let (_tmp, dir) = project();
+    // Killed as it renames the journal's second record into place: every
+    // new content is written, and the journal still says `preparing`.
+    kill_create_api(&dir, "rename", 2);
+    let calls = check(&dir, HARMLESS);
+    let removed = calls
+        .iter()
+        .filter(|call| matches!(call, Call::Unlink(_)))
+        .count();
+    assert!(removed > 3, "recovery removed {removed} files: {calls:?}");
+    assert!(!dir.join(JOURNAL).exists() && !dir.join("api").exists());
+    assert!(!read(&dir, "PROJECT").contains("kind: Captain"));
 }

@@ -116,7 +116,7 @@ pub fn sync_dirs<'a>(_dirs: impl IntoIterator<Item = &'a Path>) -> io::Result<()
 }
 
 /// Flushes the entries of the directory `dir`.
-pub fn sync_dir(dir: &Path) -> io::Result<()> {
+fn sync_dir(dir: &Path) -> io::Result<()> {
     sync_dirs([dir])
 }
 

@@ -183,9 +183,8 @@ impl Journal {
         for dir in self.dirs.iter().rev() {
             let _ = fs::remove_dir(root.join(dir));
         }
-        for dir in self.touched_dirs(root).iter().filter(|dir| dir.is_dir()) {
-            let _ = durable::sync_dir(dir);
-        }
+        let touched = self.touched_dirs(root);
+        let _ = durable::sync_dirs(touched.iter().map(PathBuf::as_path).filter(|d| d.is_dir()));
     }
 
     /// Finishes a write that had reached `committing`: renames every
