@@ -11,6 +11,7 @@
 use super::replay::{self, Step};
 use crate::cli::GenerateArgs;
 use crate::machinery::clock::DateTime;
+use crate::machinery::durable;
 use crate::machinery::{Change, Plan};
 use crate::plugins::{Chain, Flags, Hook, ReplaySettings};
 use crate::project::{self, Project};
@@ -418,16 +419,22 @@ fn move_to_backup(dir: &Path) -> Result<PathBuf> {
         }
         moved.push(name);
     }
+    if let Err(error) = durable::sync_dirs([parent, &backup, dir]) {
+        restore_from_backup(&backup, dir)?;
+        return Err(error).context("cannot flush the move to the backup directory");
+    }
     Ok(backup)
 }
 
-/// Moves the backup's entries back into `dir` and removes the backup.
+/// Moves the backup's entries back into `dir` and removes the backup, the
+/// moves flushed.
 fn restore_from_backup(backup: &Path, dir: &Path) -> Result<()> {
     for entry in fs::read_dir(backup)? {
         let name = entry?.file_name();
         fs::rename(backup.join(&name), dir.join(&name))?;
     }
     fs::remove_dir(backup)?;
+    durable::sync_dirs([dir, durable::parent(backup)])?;
     Ok(())
 }
 

@@ -1,8 +1,10 @@
 //! Writing a resolved plan to disk (all or nothing), or printing it.
 
+use super::durable;
 use super::journal::{Entry, Journal};
 use super::plan::{Action, Resolved, ResolvedFile};
 use anyhow::{Context as _, Result, bail};
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -32,7 +34,7 @@ impl Resolved {
         }
         let new_root = !self.root.exists();
         if new_root {
-            fs::create_dir_all(&self.root)
+            durable::create_dir_all(&self.root)
                 .with_context(|| format!("cannot create directory {}", self.root.display()))?;
         }
         let result = self.write_all(&changed);
@@ -52,7 +54,10 @@ impl Resolved {
             .collect();
         let mut journal = Journal::preparing(dirs, entries);
         journal.save(root)?;
-        let prepared = prepare(root, &journal, changed).and_then(|()| journal.commit(root));
+        let touched = journal.touched_dirs(root);
+        let prepared = prepare(root, &journal, changed)
+            .and_then(|()| flush_dirs(&touched))
+            .and_then(|()| journal.commit(root));
         if let Err(error) = prepared {
             journal.roll_back(root);
             let _ = Journal::finish(root);
@@ -74,6 +79,7 @@ impl Resolved {
             }
             report.written.push((file.path.clone(), file.action()));
         }
+        flush_dirs(&touched)?;
         Journal::finish(root)?;
         Ok(report)
     }
@@ -145,20 +151,27 @@ fn link_target(root: &Path, path: &Path) -> PathBuf {
 }
 
 /// Creates the journal's directories and writes every new content to its
-/// temporary file, with the mode the file will have.
+/// temporary file, with the mode the file will have, each file flushed.
 fn prepare(root: &Path, journal: &Journal, files: &[&ResolvedFile]) -> Result<()> {
     for dir in &journal.dirs {
         fs::create_dir(root.join(dir))
             .with_context(|| format!("cannot create directory {}", dir.display()))?;
     }
+    let mut new = durable::NewFiles::default();
     for (entry, file) in journal.entries.iter().zip(files) {
         let temp = root.join(&entry.temp);
         let contents = file.after.as_deref().unwrap_or_default();
-        write_new(&temp, contents.as_bytes())
+        let mode = mode_for(&root.join(&file.path), &file.path);
+        new.write(&temp, contents.as_bytes(), mode)
             .with_context(|| format!("cannot write {}", file.path.display()))?;
-        keep_mode(&root.join(&file.path), &temp, &file.path)?;
     }
-    Ok(())
+    new.flush().context("cannot flush the written files")
+}
+
+/// Flushes the entries of the directories a write changes (see
+/// [`Journal::touched_dirs`]).
+fn flush_dirs(dirs: &BTreeSet<PathBuf>) -> Result<()> {
+    durable::sync_dirs(dirs.iter().map(PathBuf::as_path)).context("cannot flush the written files")
 }
 
 /// Moves a prepared `temp` file to `target`. A `new` file is only
@@ -184,38 +197,25 @@ fn put_in_place(temp: &Path, target: &Path, new: bool) -> Result<()> {
     }
 }
 
-/// Writes `contents` to a file made for it at `path`: whatever a crashed
-/// run left there is removed first, and a link planted there is never
-/// followed.
-fn write_new(path: &Path, contents: &[u8]) -> std::io::Result<()> {
-    use std::io::Write as _;
-    let _ = fs::remove_file(path);
-    let mut file = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)?;
-    file.write_all(contents)
-}
-
-/// Gives `temp` the mode of the file it replaces (`existing`), or, for a new
-/// shell script, makes it executable.
-fn keep_mode(existing: &Path, temp: &Path, path: &Path) -> Result<()> {
+/// The mode the new content of `path` gets: that of the file it replaces
+/// (`existing`), executable for a new shell script, else the default.
+fn mode_for(existing: &Path, path: &Path) -> Option<fs::Permissions> {
     match fs::metadata(existing) {
-        Ok(meta) => fs::set_permissions(temp, meta.permissions())
-            .with_context(|| format!("cannot keep the mode of {}", path.display())),
-        Err(_) if is_script(path) => make_executable(temp),
-        Err(_) => Ok(()),
+        Ok(meta) => Some(meta.permissions()),
+        Err(_) if is_script(path) => executable(),
+        Err(_) => None,
     }
 }
 
 /// Puts back the files already renamed into place, newest first: their old
-/// content, or no file. Errors are ignored: this already runs on a failure
-/// path, and each step is independent.
+/// content (flushed), or no file (the removal flushed by the roll-back that
+/// follows). Errors are ignored: this already runs on a failure path, and
+/// each step is independent.
 fn undo_renames(root: &Path, done: &[&ResolvedFile]) {
     for file in done.iter().rev() {
         let full = root.join(&file.path);
         let _ = match &file.before {
-            Some(before) => fs::write(&full, before),
+            Some(before) => durable::overwrite(&full, before.as_bytes()),
             None => fs::remove_file(&full),
         };
     }
@@ -226,16 +226,17 @@ fn is_script(path: &Path) -> bool {
     path.extension().is_some_and(|ext| ext == "sh")
 }
 
+/// The mode of an executable file.
 #[cfg(unix)]
-fn make_executable(path: &Path) -> Result<()> {
+fn executable() -> Option<fs::Permissions> {
     use std::os::unix::fs::PermissionsExt;
-    fs::set_permissions(path, fs::Permissions::from_mode(0o755))
-        .with_context(|| format!("cannot make {} executable", path.display()))
+    Some(fs::Permissions::from_mode(0o755))
 }
 
+/// The mode of an executable file: none of its own here.
 #[cfg(not(unix))]
-fn make_executable(_path: &Path) -> Result<()> {
-    Ok(())
+fn executable() -> Option<fs::Permissions> {
+    None
 }
 
 #[cfg(test)]

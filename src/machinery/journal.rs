@@ -17,8 +17,27 @@
 //! removed), a `committing` one rolled forward (the remaining renames done).
 //! Either way the tree is the old one or the new one again, and the user is
 //! told which.
+//!
+//! So that this holds when the machine stops too (a power cut loses what
+//! the operating system had not yet written out, in any order), each step
+//! is flushed ([`super::durable`]) before the step that relies on it:
+//!
+//! - each record of the journal: its data before it is renamed into place,
+//!   then the project root, before anything else changes;
+//! - the new directories and every temporary file (data and mode), then
+//!   the directories holding them, before the journal says `committing`
+//!   (else a roll-forward could find a temporary file gone or empty);
+//! - the directories of the renamed files before the journal is removed
+//!   (the commit point), and the root after, before the command reports
+//!   success.
+//!
+//! Recovery flushes its renames or removals the same way before it removes
+//! the journal. The old files are never changed before `committing`, so a
+//! roll-back needs no copy of them.
 
+use super::durable;
 use anyhow::{Context as _, Result, bail};
+use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -78,11 +97,12 @@ impl Journal {
         }
     }
 
-    /// Records the journal in `root`, replacing any earlier record whole.
+    /// Records the journal in `root`, replacing any earlier record whole,
+    /// and flushes it (its data, then its name in `root`).
     pub fn save(&self, root: &Path) -> Result<()> {
         let temp = root.join(format!("{JOURNAL}{TEMP_SUFFIX}"));
-        fs::write(&temp, self.to_text()).context("cannot write the write journal")?;
-        fs::rename(&temp, root.join(JOURNAL)).context("cannot record the write journal")
+        durable::replace(&root.join(JOURNAL), &temp, self.to_text().as_bytes())
+            .context("cannot record the write journal")
     }
 
     /// Marks every new content as complete on disk.
@@ -91,9 +111,20 @@ impl Journal {
         self.save(root)
     }
 
-    /// Removes the journal: the write is complete, or undone.
+    /// Removes the journal and flushes the removal: the write is complete,
+    /// or undone. The caller has flushed everything the write changed.
     pub fn finish(root: &Path) -> Result<()> {
-        fs::remove_file(root.join(JOURNAL)).context("cannot remove the write journal")
+        durable::remove(&root.join(JOURNAL)).context("cannot remove the write journal")
+    }
+
+    /// The directories whose entries the write changes: those holding its
+    /// files, and those holding the directories it creates.
+    pub fn touched_dirs(&self, root: &Path) -> BTreeSet<PathBuf> {
+        let files = self.entries.iter().map(|entry| &entry.target);
+        files
+            .chain(&self.dirs)
+            .map(|path| root.join(durable::parent(path)))
+            .collect()
     }
 
     /// The journal as text: a state line, then one line per directory and file.
@@ -143,7 +174,8 @@ impl Journal {
     }
 
     /// Undoes a write that had not reached `committing`: removes its
-    /// temporary files and the directories it created (when empty).
+    /// temporary files and the directories it created (when empty), and
+    /// flushes the removals.
     pub fn roll_back(&self, root: &Path) {
         for entry in &self.entries {
             let _ = fs::remove_file(root.join(&entry.temp));
@@ -151,6 +183,8 @@ impl Journal {
         for dir in self.dirs.iter().rev() {
             let _ = fs::remove_dir(root.join(dir));
         }
+        let touched = self.touched_dirs(root);
+        let _ = durable::sync_dirs(touched.iter().map(PathBuf::as_path).filter(|d| d.is_dir()));
     }
 
     /// Finishes a write that had reached `committing`: renames every
@@ -169,6 +203,8 @@ impl Journal {
                 renamed += 1;
             }
         }
+        durable::sync_dirs(self.touched_dirs(root).iter().map(PathBuf::as_path))
+            .context("cannot flush the finished write")?;
         Ok(renamed)
     }
 }

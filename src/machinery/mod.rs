@@ -9,6 +9,7 @@
 mod apply;
 pub mod clock;
 mod commented;
+pub mod durable;
 mod files;
 mod fragments;
 pub mod git;
