@@ -17,7 +17,8 @@
 mod common;
 
 use common::external::{KEY, kb_ext, plugins_root, require_python};
-use common::{copy_tree, empty_project_dir, read, run_ok, snapshot_tree, stderr, words};
+use common::kill_points::{Line, kill_everywhere};
+use common::{empty_project_dir, read, run_ok, snapshot_tree, stderr, words};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -172,36 +173,11 @@ fn the_same_plugin_run_by_kubebuilder_and_kubebuilder_rs_makes_the_same_files() 
 /// The command killed, in a project of kustomize/v2 and the test plugin.
 const KILLED: &str = "create api --group crew --version v1 --kind Captain --ticket ACME-7";
 
-/// Runs [`KILLED`] under strace in `dir`, killed at the `when`-th call of
-/// `syscall` (never, for 0), or counting the calls into `log`.
-fn strace_run(dir: &Path, syscall: &str, when: usize, log: &Path) -> bool {
-    let mut strace = Command::new("strace");
-    strace
-        .args(["-f", "-qq", "-o"])
-        .arg(log)
-        .arg("-e")
-        .arg(format!("trace={syscall}"));
-    if when > 0 {
-        strace
-            .arg("-e")
-            .arg(format!("inject={syscall}:signal=KILL:when={when}"));
-    }
-    let output = strace
-        .arg(assert_cmd::cargo::cargo_bin("kubebuilder-rs"))
-        .args(words(KILLED))
-        .current_dir(dir)
-        .env("EXTERNAL_PLUGINS_PATH", plugins_root())
-        .env_remove("ACME_MISBEHAVE")
-        .output()
-        .expect("strace runs (apt-get install strace)");
-    output.status.success()
-}
-
 #[test]
 #[ignore = "needs strace and python3; run by scripts/test-all"]
 fn a_kill_mid_write_leaves_the_old_or_the_new_tree_with_the_plugins_files() {
     require_python();
-    let (tmp, base) = empty_project_dir("ship");
+    let (_tmp, base) = empty_project_dir("ship");
     let output = kb_ext(&base)
         .args(words(
             "init --plugins kustomize/v2,acmeconventions/v1 --domain example.com",
@@ -209,57 +185,21 @@ fn a_kill_mid_write_leaves_the_old_or_the_new_tree_with_the_plugins_files() {
         .output()
         .unwrap();
     assert!(output.status.success(), "{}", stderr(&output));
-    let old = snapshot_tree(&base);
-    let whole = tmp.path().join("whole");
-    copy_tree(&base, &whole);
-    assert!(strace_run(
-        &whole,
-        "rename",
-        0,
-        &tmp.path().join("whole.log")
-    ));
-    let new = snapshot_tree(&whole);
-    assert!(new.contains_key(Path::new("docs/apis/crew_v1_captain.md")));
-
-    let (mut as_old, mut as_new, mut torn) = (0, 0, Vec::new());
-    for syscall in ["rename", "linkat", "unlink"] {
-        let log = tmp.path().join(format!("count-{syscall}.log"));
-        let dir = tmp.path().join(format!("count-{syscall}"));
-        copy_tree(&base, &dir);
-        assert!(strace_run(&dir, syscall, 0, &log));
-        let calls = std::fs::read_to_string(&log)
+    let line = Line {
+        args: words(KILLED),
+        env: &[("EXTERNAL_PLUGINS_PATH", plugins_root())],
+    };
+    let next = |dir: &Path| {
+        kb_ext(dir)
+            .args(words("edit --plugins kustomize/v2"))
+            .output()
             .unwrap()
-            .lines()
-            .filter(|l| l.contains(&format!("{syscall}(")))
-            .count();
-        assert!(calls > 2, "{syscall}: only {calls} calls");
-        for when in 1..=calls {
-            let dir = tmp.path().join(format!("{syscall}-{when}"));
-            copy_tree(&base, &dir);
-            strace_run(&dir, syscall, when, &tmp.path().join("killed.log"));
-            let next = kb_ext(&dir)
-                .args(words("edit --plugins kustomize/v2"))
-                .output()
-                .unwrap();
-            let tree = snapshot_tree(&dir);
-            if !next.status.success() {
-                torn.push(format!("{syscall} #{when}: {}", stderr(&next)));
-            } else if tree == old {
-                as_old += 1;
-            } else if tree == new {
-                as_new += 1;
-            } else {
-                torn.push(format!("{syscall} #{when}"));
-            }
-        }
-    }
-    println!(
-        "kills: old tree {as_old}, new tree {as_new}, torn {}",
-        torn.len()
-    );
-    assert!(torn.is_empty(), "torn trees after kills at: {torn:?}");
+    };
+    let tally = kill_everywhere(&base, &line, &["rename", "linkat", "unlink"], next);
     assert!(
-        as_old > 0 && as_new > 0,
-        "kills landed before and after the commit point"
+        tally
+            .new
+            .contains_key(Path::new("docs/apis/crew_v1_captain.md"))
     );
+    tally.assert_whole();
 }

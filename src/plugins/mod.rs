@@ -13,6 +13,19 @@
 //! Adding a plugin adds its folders and one line in [`PLUGINS`]; no other
 //! plugin and no command changes (see docs/adding-a-plugin.md).
 
+/// Inside `impl Plugin for X`: the accessors of the hooks `X` implements
+/// itself, e.g. `joins!(init: InitHook, edit: EditHook)` for a plugin that
+/// takes part in `init` and `edit`.
+macro_rules! joins {
+    ($($accessor:ident: $hook:ident),* $(,)?) => {
+        $(
+            fn $accessor(&self) -> Option<&dyn $crate::plugins::$hook> {
+                Some(self)
+            }
+        )*
+    };
+}
+
 pub mod autoupdate_v1alpha;
 pub mod chain;
 pub mod deploy_image_v1alpha;

@@ -6,6 +6,7 @@ pub mod cluster;
 pub mod deploy_image;
 pub mod external;
 pub mod grafana;
+pub mod kill_points;
 pub mod kubebuilder;
 pub mod old_build;
 pub mod old_manager;

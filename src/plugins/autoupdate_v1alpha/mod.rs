@@ -70,9 +70,7 @@ impl Plugin for AutoUpdate {
         Role::Optional
     }
 
-    fn edit(&self) -> Option<&dyn EditHook> {
-        Some(self)
-    }
+    joins!(edit: EditHook);
 }
 
 impl EditHook for AutoUpdate {

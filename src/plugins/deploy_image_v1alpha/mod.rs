@@ -50,9 +50,7 @@ impl Plugin for DeployImage {
         Role::Optional
     }
 
-    fn create_api(&self) -> Option<&dyn CreateApiHook> {
-        Some(self)
-    }
+    joins!(create_api: CreateApiHook);
 }
 
 impl CreateApiHook for DeployImage {

@@ -45,21 +45,12 @@ impl Plugin for ExternalPlugin {
         Role::Optional
     }
 
-    fn init(&self) -> Option<&dyn InitHook> {
-        Some(self)
-    }
-
-    fn create_api(&self) -> Option<&dyn CreateApiHook> {
-        Some(self)
-    }
-
-    fn create_webhook(&self) -> Option<&dyn CreateWebhookHook> {
-        Some(self)
-    }
-
-    fn edit(&self) -> Option<&dyn EditHook> {
-        Some(self)
-    }
+    joins!(
+        init: InitHook,
+        create_api: CreateApiHook,
+        create_webhook: CreateWebhookHook,
+        edit: EditHook,
+    );
 }
 
 impl InitHook for ExternalPlugin {

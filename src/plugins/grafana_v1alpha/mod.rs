@@ -52,9 +52,7 @@ impl Plugin for Grafana {
         Role::Optional
     }
 
-    fn edit(&self) -> Option<&dyn EditHook> {
-        Some(self)
-    }
+    joins!(edit: EditHook);
 }
 
 impl EditHook for Grafana {

@@ -73,9 +73,7 @@ impl Plugin for Helm {
         Role::Optional
     }
 
-    fn edit(&self) -> Option<&dyn EditHook> {
-        Some(self)
-    }
+    joins!(edit: EditHook);
 }
 
 /// The plugin's flags on `edit`.

@@ -60,25 +60,13 @@ impl Plugin for Kustomize {
         Role::Manifests
     }
 
-    fn init(&self) -> Option<&dyn InitHook> {
-        Some(self)
-    }
-
-    fn create_api(&self) -> Option<&dyn CreateApiHook> {
-        Some(self)
-    }
-
-    fn create_webhook(&self) -> Option<&dyn CreateWebhookHook> {
-        Some(self)
-    }
-
-    fn edit(&self) -> Option<&dyn EditHook> {
-        Some(self)
-    }
-
-    fn manifests_layout(&self) -> Option<&dyn ManifestsLayout> {
-        Some(self)
-    }
+    joins!(
+        init: InitHook,
+        create_api: CreateApiHook,
+        create_webhook: CreateWebhookHook,
+        edit: EditHook,
+        manifests_layout: ManifestsLayout,
+    );
 }
 
 impl InitHook for Kustomize {

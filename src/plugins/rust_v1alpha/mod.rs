@@ -54,29 +54,14 @@ impl Plugin for RustBase {
         Role::Language
     }
 
-    fn init(&self) -> Option<&dyn InitHook> {
-        Some(self)
-    }
-
-    fn create_api(&self) -> Option<&dyn CreateApiHook> {
-        Some(self)
-    }
-
-    fn create_webhook(&self) -> Option<&dyn CreateWebhookHook> {
-        Some(self)
-    }
-
-    fn edit(&self) -> Option<&dyn EditHook> {
-        Some(self)
-    }
-
-    fn layout(&self) -> Option<&dyn Layout> {
-        Some(self)
-    }
-
-    fn update(&self) -> Option<&dyn UpdateHook> {
-        Some(self)
-    }
+    joins!(
+        init: InitHook,
+        create_api: CreateApiHook,
+        create_webhook: CreateWebhookHook,
+        edit: EditHook,
+        layout: Layout,
+        update: UpdateHook,
+    );
 }
 
 impl InitHook for RustBase {

@@ -40,17 +40,7 @@ impl Plugin for Toy {
         Role::Language
     }
 
-    fn init(&self) -> Option<&dyn InitHook> {
-        Some(self)
-    }
-
-    fn create_api(&self) -> Option<&dyn CreateApiHook> {
-        Some(self)
-    }
-
-    fn layout(&self) -> Option<&dyn Layout> {
-        Some(self)
-    }
+    joins!(init: InitHook, create_api: CreateApiHook, layout: Layout);
 }
 
 /// The layout's flags on `init`.
