@@ -30,8 +30,9 @@ pub fn open_project(dir: &std::path::Path) -> anyhow::Result<machinery::lock::Pr
 }
 
 /// Runs a parsed command line in the current directory; `matches` holds
-/// the values of the plugins' own flags.
-pub fn run(cli: cli::Cli, matches: &ArgMatches) -> anyhow::Result<()> {
+/// the values of the plugins' own flags, and `argv` is the command line
+/// (program name first), part of which external plugins get.
+pub fn run(cli: cli::Cli, matches: &ArgMatches, argv: &[String]) -> anyhow::Result<()> {
     let dir = std::env::current_dir()?;
     let _lock = match &cli.command {
         cli::Command::Version | cli::Command::Completion { .. } | cli::Command::Alpha(_) => None,
@@ -43,6 +44,7 @@ pub fn run(cli: cli::Cli, matches: &ArgMatches) -> anyhow::Result<()> {
             .iter()
             .try_fold(matches, |m, name| m.subcommand_matches(name));
         sub.map_or_else(|| Flags::defaults(hook), |m| Flags::from_matches(hook, m))
+            .forwarding(plugins::external::command_line::forwarded_args(argv))
     };
     let record = scaffold_record_dir(&cli.command, &dir);
     let result = match cli.command {

@@ -23,7 +23,7 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(error) => error.exit(),
     };
-    match kubebuilder_rs::run(cli, &matches) {
+    match kubebuilder_rs::run(cli, &matches, &argv) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("Error: {error:#}");

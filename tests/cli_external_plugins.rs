@@ -271,9 +271,40 @@ fn alpha_generate_replays_the_plugin_from_projects_layout() {
     let (tmp, dir) = kustomize_project();
     ok(&dir, "create api --group crew --version v1 --kind Captain");
     let out = tmp.path().join("generated");
-    ok(
-        &dir,
-        &format!("alpha generate --output-dir {}", out.display()),
+    let log = tmp.path().join("requests.jsonl");
+    let output = kb_ext(&dir)
+        .args(["alpha", "generate", "--output-dir"])
+        .arg(&out)
+        .env("ACME_RECORD", &log)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    // Each replayed command forwards its own command line, as kubebuilder's
+    // replay runs it, never alpha generate's.
+    let args: Vec<(String, Vec<String>)> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+        .filter(|request| request["command"] != "flags")
+        .map(|request| {
+            let args = request["args"].as_array().unwrap().iter();
+            let args = args.map(|a| a.as_str().unwrap().to_string()).collect();
+            (request["command"].as_str().unwrap().to_string(), args)
+        })
+        .collect();
+    let expected = |command: &str, line: &str| {
+        let line = words(line).into_iter().map(String::from).collect();
+        (command.to_string(), line)
+    };
+    assert_eq!(
+        args,
+        [
+            expected("init", "--domain example.com --project-name ship"),
+            expected(
+                "create api",
+                "--group crew --version v1 --kind Captain --resource=true --controller=true"
+            ),
+        ]
     );
     assert_eq!(
         read(&out, "PROJECT")

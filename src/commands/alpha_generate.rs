@@ -188,15 +188,16 @@ fn scaffold(
     dir: &Path,
 ) -> Result<()> {
     for step in steps {
-        crate::plugins::external::command_line::set_forwarded(replay::command_line(step, original));
+        let forwarded = replay::command_line(step, original);
         let plan = match step {
             Step::Init(options, args) => {
-                let flags = Flags::parse(Hook::Init, args)?;
+                let flags = Flags::parse(Hook::Init, args)?.forwarding(forwarded);
                 super::init::plan(chain, options, &flags, dir)?
             }
             Step::CreateApi(entry, options, plugins) => {
                 let mut project = Project::load(dir)?;
                 let (chain, flags) = api_chain(chain, plugins)?;
+                let flags = flags.forwarding(forwarded);
                 let resource = replayed_resource(&chain, &project, entry, Hook::CreateApi, &flags)?;
                 super::create_api::plan(&chain, dir, &mut project, &resource, options, &flags)
                     .with_context(|| format!("cannot re-create the API {}", resource.gvk()))?
@@ -204,7 +205,7 @@ fn scaffold(
             }
             Step::CreateWebhook(entry, options) => {
                 let mut project = Project::load(dir)?;
-                let flags = Flags::defaults(Hook::CreateWebhook);
+                let flags = Flags::defaults(Hook::CreateWebhook).forwarding(forwarded);
                 let resource =
                     replayed_resource(chain, &project, entry, Hook::CreateWebhook, &flags)?;
                 super::create_webhook::plan(chain, dir, &mut project, &resource, options, &flags)

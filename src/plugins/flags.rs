@@ -33,6 +33,9 @@ pub struct Flags {
     matches: ArgMatches,
     /// Every plugin flag of the command, with its plugins.
     owners: Vec<Owners>,
+    /// The command line as external plugins get it (see
+    /// [`Flags::forwarding`]).
+    forwarded: Vec<String>,
 }
 
 impl Flags {
@@ -46,7 +49,21 @@ impl Flags {
         Self {
             matches: matches.clone(),
             owners: owners(hook),
+            forwarded: Vec::new(),
         }
+    }
+
+    /// These flags with `args`, the command line's flags as kubebuilder
+    /// forwards them to external plugins (see
+    /// [`crate::plugins::external::command_line::forwarded_args`]).
+    pub fn forwarding(mut self, args: Vec<String>) -> Self {
+        self.forwarded = args;
+        self
+    }
+
+    /// The command line's flags as external plugins get them.
+    pub fn forwarded(&self) -> &[String] {
+        &self.forwarded
     }
 
     /// The plugin flags `args` give on `hook`'s command (for `alpha

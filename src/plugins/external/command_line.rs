@@ -10,7 +10,6 @@ use super::protocol::{Flag, Request};
 use super::{Command, External, run};
 use anyhow::Result;
 use std::path::Path;
-use std::sync::Mutex;
 
 /// Flags kubebuilder binds itself, never a plugin's.
 const RESERVED: &[&str] = &["group", "version", "kind", "help", "plugins"];
@@ -31,28 +30,6 @@ pub fn forwarded_args(argv: &[String]) -> Vec<String> {
         }
     }
     args
-}
-
-/// Arguments set for the commands `alpha generate` replays, instead of the
-/// process's own.
-static REPLAYED: Mutex<Option<Vec<String>>> = Mutex::new(None);
-
-/// Forwards `args` to the external plugins of the commands that follow, as
-/// if they were a command line's (for `alpha generate`).
-pub fn set_forwarded(args: Vec<String>) {
-    *REPLAYED.lock().unwrap_or_else(|e| e.into_inner()) = Some(args);
-}
-
-/// The arguments forwarded to external plugins now: those set by
-/// [`set_forwarded`], else this process's command line's.
-pub fn current_forwarded() -> Vec<String> {
-    let replayed = REPLAYED.lock().unwrap_or_else(|e| e.into_inner()).clone();
-    replayed.unwrap_or_else(|| {
-        let argv: Vec<String> = std::env::args_os()
-            .map(|arg| arg.to_string_lossy().into_owned())
-            .collect();
-        forwarded_args(&argv)
-    })
 }
 
 /// The command a command line runs, and its `--plugins` value.

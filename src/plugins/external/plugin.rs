@@ -3,7 +3,7 @@
 //! [`scaffold`] with what the command's context holds.
 
 use super::protocol::{API_VERSION, Request};
-use super::{Command, External, chain_seen_by, command_line, run, universe};
+use super::{Command, External, chain_seen_by, run, universe};
 use crate::machinery::Plan;
 use crate::plugins::{
     ApiContext, CreateApiHook, CreateWebhookHook, EditContext, EditHook, InitContext, InitHook,
@@ -59,7 +59,14 @@ impl InitHook for ExternalPlugin {
         if project.cli_version.is_none() {
             project.cli_version = Some(crate::project::cli_version::current());
         }
-        scaffold(self.found, Command::Init, ctx.dir, &project, &mut out.plan)
+        scaffold(
+            self.found,
+            Command::Init,
+            ctx.flags.forwarded(),
+            ctx.dir,
+            &project,
+            &mut out.plan,
+        )
     }
 }
 
@@ -72,6 +79,7 @@ impl CreateApiHook for ExternalPlugin {
         scaffold(
             self.found,
             Command::CreateApi,
+            ctx.flags.forwarded(),
             ctx.dir,
             &project,
             &mut out.plan,
@@ -86,6 +94,7 @@ impl CreateWebhookHook for ExternalPlugin {
         scaffold(
             self.found,
             Command::CreateWebhook,
+            ctx.flags.forwarded(),
             ctx.dir,
             &project,
             &mut out.plan,
@@ -98,6 +107,7 @@ impl EditHook for ExternalPlugin {
         scaffold(
             self.found,
             Command::Edit,
+            ctx.flags.forwarded(),
             ctx.dir,
             ctx.project,
             &mut out.plan,
@@ -105,11 +115,13 @@ impl EditHook for ExternalPlugin {
     }
 }
 
-/// Runs `plugin` for `command` in the project at `dir`, whose PROJECT is
-/// `project`, and adds the files it returns to `plan`.
+/// Runs `plugin` for `command`, with the command line's flags `args`, in
+/// the project at `dir`, whose PROJECT is `project`, and adds the files it
+/// returns to `plan`.
 pub fn scaffold(
     plugin: &External,
     command: Command,
+    args: &[String],
     dir: &Path,
     project: &ProjectFile,
     plan: &mut Plan,
@@ -121,7 +133,7 @@ pub fn scaffold(
     let sent = universe::gather(dir, plan)?;
     let request = Request {
         api_version: API_VERSION,
-        args: command_line::current_forwarded(),
+        args: args.to_vec(),
         command: command.request_name().to_string(),
         universe: sent.clone(),
         plugin_chain: chain,
