@@ -140,5 +140,5 @@ pub fn scaffold(
         config: Some(config),
     };
     let response = run::call(&plugin.key, &plugin.path, dir, &request, run::timeout()?)?;
-    universe::into_plan(&plugin.key, &sent, response.universe, plan)
+    universe::into_plan(&plugin.key, dir, &sent, response.universe, plan)
 }

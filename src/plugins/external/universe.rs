@@ -78,13 +78,20 @@ fn slash_path(path: &Path) -> String {
 }
 
 /// Adds to `plan` a write of every file of `returned` (the universe the
-/// plugin `key` answered) that is new or differs from `sent`, PROJECT
-/// excepted. Refuses, before adding anything, a path that is absolute or
-/// leaves the project.
-pub fn into_plan(key: &str, sent: &Universe, returned: Universe, plan: &mut Plan) -> Result<()> {
+/// plugin `key` answered for the project in `dir`) that is new or differs
+/// from `sent`, PROJECT excepted. Refuses, before adding anything, a path
+/// that is absolute or leaves the project, by `..` or through a link.
+pub fn into_plan(
+    key: &str,
+    dir: &Path,
+    sent: &Universe,
+    returned: Universe,
+    plan: &mut Plan,
+) -> Result<()> {
     let mut changes = Vec::new();
     for (name, contents) in returned {
         let path = checked_path(key, &name)?;
+        check_no_link_on_the_way(key, dir, &name, &path)?;
         if path == Path::new(crate::project::FILE_NAME) || sent.get(&name) == Some(&contents) {
             continue;
         }
@@ -115,6 +122,25 @@ fn checked_path(key: &str, name: &str) -> Result<PathBuf> {
         bail!("the external plugin {key} returned a file with no name ({name:?})");
     }
     Ok(clean)
+}
+
+/// Refuses a returned file whose path passes through a symbolic link in the
+/// project: writing there could land outside it.
+fn check_no_link_on_the_way(key: &str, dir: &Path, name: &str, path: &Path) -> Result<()> {
+    let mut on_the_way = dir.to_path_buf();
+    for part in path.parent().into_iter().flat_map(Path::components) {
+        on_the_way.push(part);
+        if on_the_way.is_symlink() {
+            bail!(
+                "the external plugin {key} returned the file {name:?}, whose folder {} is a link; a plugin may only write inside the project",
+                on_the_way
+                    .strip_prefix(dir)
+                    .unwrap_or(&on_the_way)
+                    .display()
+            );
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -160,7 +186,14 @@ mod tests {
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .into();
         let mut plan = Plan::new();
-        into_plan("acme/v1", &sent, returned, &mut plan).unwrap();
+        into_plan(
+            "acme/v1",
+            Path::new("/nonexistent"),
+            &sent,
+            returned,
+            &mut plan,
+        )
+        .unwrap();
         let written: Vec<String> = plan
             .changes()
             .iter()
@@ -180,11 +213,32 @@ mod tests {
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .into();
             let mut plan = Plan::new();
-            let err = into_plan("acme/v1", &Universe::new(), returned, &mut plan)
-                .unwrap_err()
-                .to_string();
+            let err = into_plan(
+                "acme/v1",
+                Path::new("/nonexistent"),
+                &Universe::new(),
+                returned,
+                &mut plan,
+            )
+            .unwrap_err()
+            .to_string();
             assert!(err.contains(needle), "{name}: {err}");
             assert!(plan.changes().is_empty());
         }
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn a_path_through_a_link_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(outside.path(), tmp.path().join("docs")).unwrap();
+        let returned: Universe = [("docs/api.md".to_string(), "x".to_string())].into();
+        let mut plan = Plan::new();
+        let err = into_plan("acme/v1", tmp.path(), &Universe::new(), returned, &mut plan)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("whose folder docs is a link"), "{err}");
+        assert!(plan.changes().is_empty());
     }
 }
