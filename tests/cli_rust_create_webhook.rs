@@ -358,6 +358,11 @@ fn built_in_types_get_webhooks_on_k8s_openapis_types() {
     assert!(!tests.contains("mod pod_v1;"), "{tests}");
     assert!(!dir.join("tests/webhooks/pod_v1.rs").exists());
     assert!(!dir.join("tests/webhooks/deployment_v1.rs").exists());
+    // A project with no controller gets the integration tests' API server
+    // with its first webhook.
+    let pod_only = "create webhook --group core --version v1 --kind Pod --defaulting";
+    let (_other, only) = rust_project("guestbook", &[pod_only]);
+    assert!(read(&only, "tests/support/mod.rs").contains("pub struct ControlPlane"));
     let project = read(&dir, "PROJECT");
     for needle in [
         "- controller: true\n  core: true\n  group: apps\n  kind: Deployment\n  path: k8s_openapi::api::apps::v1\n  version: v1\n  webhooks:\n    validation: true\n    webhookVersion: v1\n",

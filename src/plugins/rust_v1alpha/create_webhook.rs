@@ -76,7 +76,10 @@ pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
         String::new()
     };
 
-    let templates = Templates::load(TEMPLATE_DIR, &["create-webhook", "init/src/manager"])?;
+    let templates = Templates::load(
+        TEMPLATE_DIR,
+        &["create-webhook", "init/src/manager", "test-support"],
+    )?;
     let fragments = Fragments::load(TEMPLATE_DIR, "create-webhook")?;
     let shared_tls = manager_has_tls(ctx.dir);
     let mut context = base_context(project, &read_rust_header(ctx.dir));
@@ -147,10 +150,12 @@ pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
     Ok(())
 }
 
-/// Plans the integration tests' files: the webhook server started for them
+/// Plans the integration tests' files: their test API server (which a
+/// project without a controller lacks), the webhook server started for them
 /// and, for the project's own types, the kind's module (a built-in type's
 /// example object is the user's to write, so it gets unit tests only).
 fn plan_test_files(render: &Render, core: bool, plan: &mut Plan) -> Result<()> {
+    render.files("test-support", plan)?;
     render.templates.plan_tree_with(
         "create-webhook/webhook-test",
         render.context,
