@@ -354,15 +354,22 @@ fn built_in_types_get_webhooks_on_k8s_openapis_types() {
     for needle in ["v1::pod::webhooks(),", "v1::deployment::webhooks(),"] {
         assert!(listed.contains(needle), "{needle:?} not in:\n{listed}");
     }
-    let tests = read(&dir, "tests/webhooks/main.rs");
-    assert!(!tests.contains("mod pod_v1;"), "{tests}");
-    assert!(!dir.join("tests/webhooks/pod_v1.rs").exists());
-    assert!(!dir.join("tests/webhooks/deployment_v1.rs").exists());
-    // A project with no controller gets the integration tests' API server
-    // with its first webhook.
+    assert!(!dir.join("tests/webhooks").exists());
+    // Built-in types alone bring no integration tests; the project's own
+    // type brings them, with the test API server a project without a
+    // controller lacks.
     let pod_only = "create webhook --group core --version v1 --kind Pod --defaulting";
     let (_other, only) = rust_project("guestbook", &[pod_only]);
+    assert!(!only.join("tests/webhooks").exists());
+    assert!(!only.join("tests/support").exists());
+    for line in [
+        "create api --group crew --version v1 --kind Captain --resource --controller=false",
+        "create webhook --group crew --version v1 --kind Captain --defaulting",
+    ] {
+        kb_ok(&only, &words(line));
+    }
     assert!(read(&only, "tests/support/mod.rs").contains("pub struct ControlPlane"));
+    assert!(read(&only, "tests/webhooks/main.rs").contains("mod captain_v1;"));
     let project = read(&dir, "PROJECT");
     for needle in [
         "- controller: true\n  core: true\n  group: apps\n  kind: Deployment\n  path: k8s_openapi::api::apps::v1\n  version: v1\n  webhooks:\n    validation: true\n    webhookVersion: v1\n",
