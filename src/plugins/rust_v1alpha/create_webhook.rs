@@ -2,7 +2,9 @@
 //! the kind's webhook module with a `Defaulter`, a `Validator` and a
 //! conversion through the hub as asked, the integration test that has the
 //! API server call them, and the lines that wire them into the crate, the
-//! manager and `make manifests`. Which fragment goes where is declared in
+//! manager and `make manifests`. A built-in type's webhooks are on
+//! k8s-openapi's type, with an example on a label and unit tests only.
+//! Which fragment goes where is declared in
 //! `scaffolds/rust/v1-alpha/create-webhook/fragments.toml`.
 
 use super::create_api::Render;
