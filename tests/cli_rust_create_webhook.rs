@@ -170,12 +170,33 @@ fn refusals_change_nothing() {
         ],
     );
     let create = ["create", "webhook"];
-    assert_refused(
-        &dir,
-        &create,
-        &words("--group apps --version v1 --kind Deployment --defaulting"),
-        &["apps/v1 Deployment", "own APIs only"],
-    );
+    for (args, needles) in [
+        (
+            "--group core --version v9 --kind Pod --defaulting",
+            &["core/v9 Pod", "api::core::v9", "serves: v1"][..],
+        ),
+        (
+            "--group apps --version v1alpha1 --kind Deployment --programmatic-validation",
+            &["apps/v1alpha1", "serves: v1"][..],
+        ),
+        (
+            "--group metrics --version v1beta1 --kind PodMetrics --defaulting",
+            &[
+                "metrics/v1beta1 PodMetrics",
+                "no module for the group metrics",
+            ][..],
+        ),
+        (
+            "--group apps --version v1 --kind Deploymint --defaulting",
+            &["Deploymint", "Deployment, ReplicaSet"][..],
+        ),
+        (
+            "--group core --version v1 --kind Pod --conversion --spoke v2",
+            &["conversion webhook", "core/v1 Pod"][..],
+        ),
+    ] {
+        assert_refused(&dir, &create, &words(args), needles);
+    }
     assert_refused(
         &dir,
         &create,
@@ -280,4 +301,80 @@ fn the_webhook_server_shares_the_managers_tls_module_when_it_has_one() {
         "{server}"
     );
     assert!(!old.join("src/manager/tls.rs").exists());
+}
+
+/// A built-in type's webhooks use k8s-openapi's type, are served on the
+/// paths go/v4 gives them (`/mutate--v1-pod` for the core group) and are
+/// recorded in PROJECT as kubebuilder records core types; a type that
+/// already has a controller keeps its entry. They come with unit tests
+/// only: the integration tests get no module for them.
+#[test]
+fn built_in_types_get_webhooks_on_k8s_openapis_types() {
+    let (_tmp, dir) = rust_project(
+        "guestbook",
+        &["create api --group apps --version v1 --kind Deployment --resource=false --controller"],
+    );
+    kb_ok(
+        &dir,
+        &words("create webhook --group core --version v1 --kind Pod --defaulting"),
+    );
+    kb_ok(
+        &dir,
+        &words(
+            "create webhook --group apps --version v1 --kind Deployment --programmatic-validation",
+        ),
+    );
+    let pod = read(&dir, "src/webhook/v1/pod.rs");
+    for needle in [
+        "use k8s_openapi::api::core::v1::Pod;",
+        "AdmissionWebhook::defaulting::<Pod>(",
+        "\"mpod-v1.kb.io\"",
+        "\"/mutate--v1-pod\"",
+        "const RESOURCE: (&str, &str, &str) = (\"\", \"v1\", \"pods\");",
+        "impl Defaulter for Pod {",
+        "pub const LABEL: &str = \"example.com/team\";",
+    ] {
+        assert!(pod.contains(needle), "{needle:?} not in:\n{pod}");
+    }
+    let deployment = read(&dir, "src/webhook/v1/deployment.rs");
+    for needle in [
+        "use k8s_openapi::api::apps::v1::Deployment;",
+        "\"vdeployment-v1.kb.io\"",
+        "\"/validate-apps-v1-deployment\"",
+        "(\"apps\", \"v1\", \"deployments\")",
+        "impl Validator for Deployment {",
+    ] {
+        assert!(
+            deployment.contains(needle),
+            "{needle:?} not in:\n{deployment}"
+        );
+    }
+    assert!(!deployment.contains("Spec"), "{deployment}");
+    let listed = read(&dir, "src/webhook/mod.rs");
+    for needle in ["v1::pod::webhooks(),", "v1::deployment::webhooks(),"] {
+        assert!(listed.contains(needle), "{needle:?} not in:\n{listed}");
+    }
+    assert!(!dir.join("tests/webhooks").exists());
+    // Built-in types alone bring no integration tests; the project's own
+    // type brings them, with the test API server a project without a
+    // controller lacks.
+    let pod_only = "create webhook --group core --version v1 --kind Pod --defaulting";
+    let (_other, only) = rust_project("guestbook", &[pod_only]);
+    assert!(!only.join("tests/webhooks").exists());
+    assert!(!only.join("tests/support").exists());
+    for line in [
+        "create api --group crew --version v1 --kind Captain --resource --controller=false",
+        "create webhook --group crew --version v1 --kind Captain --defaulting",
+    ] {
+        kb_ok(&only, &words(line));
+    }
+    assert!(read(&only, "tests/support/mod.rs").contains("pub struct ControlPlane"));
+    assert!(read(&only, "tests/webhooks/main.rs").contains("mod captain_v1;"));
+    let project = read(&dir, "PROJECT");
+    for needle in [
+        "- controller: true\n  core: true\n  group: apps\n  kind: Deployment\n  path: k8s_openapi::api::apps::v1\n  version: v1\n  webhooks:\n    validation: true\n    webhookVersion: v1\n",
+        "- core: true\n  group: core\n  kind: Pod\n  path: k8s_openapi::api::core::v1\n  version: v1\n  webhooks:\n    defaulting: true\n    webhookVersion: v1\n",
+    ] {
+        assert!(project.contains(needle), "{needle:?} not in:\n{project}");
+    }
 }

@@ -3,7 +3,8 @@
 //! one group, a cluster-scoped kind, a controller for apps/v1 Deployment,
 //! then `edit --multigroup` and a group with two versions of a kind) and
 //! every `create webhook` shape (defaulting, validation and a conversion
-//! between the two versions; validation of the cluster-scoped kind), and
+//! between the two versions; validation of the cluster-scoped kind;
+//! defaulting of core/v1 Pod and validation of apps/v1 Deployment), and
 //! last the quick-start Memcached of deploy-image/v1-alpha (whose
 //! `--manifests` runs `make manifests`), then `cargo build`, `cargo clippy
 //! -D warnings`, `make manifests` and `make test`, then the user's path on
@@ -48,6 +49,8 @@ const SEQUENCE: &[&str] = &[
     "create api --group crew --version v2 --kind FirstMate --resource --controller=false",
     "create webhook --group crew --version v1 --kind FirstMate --defaulting --programmatic-validation --conversion --spoke v2",
     "create webhook --group webapp --version v1 --kind Library --programmatic-validation",
+    "create webhook --group core --version v1 --kind Pod --defaulting",
+    "create webhook --group apps --version v1 --kind Deployment --programmatic-validation",
 ];
 
 /// Scaffolds the project and edits its Guestbook Reconcile.
@@ -98,6 +101,10 @@ fn check_manifests(dir: &Path) {
         "name: vfirstmate-v1.kb.io",
         "name: vlibrary-v1.kb.io",
         "path: /validate-webapp-example-com-v1-library",
+        "name: mpod-v1.kb.io",
+        "path: /mutate--v1-pod",
+        "name: vdeployment-v1.kb.io",
+        "path: /validate-apps-v1-deployment",
     ] {
         assert!(
             webhooks.contains(needle),
@@ -227,7 +234,7 @@ fn a_rust_project_builds_tests_and_runs_on_a_real_api_server() {
     let offline = rust_env(None);
 
     step(
-        "scaffold: init, four create api shapes, edit --multigroup, two create webhook, deploy-image",
+        "scaffold: init, four create api shapes, edit --multigroup, four create webhook, deploy-image",
         || scaffold(&dir, &offline),
     );
     step("cargo build and clippy -D warnings", || {
@@ -250,6 +257,9 @@ fn a_rust_project_builds_tests_and_runs_on_a_real_api_server() {
             for test in [
                 "controllers_reconcile_against_a_real_api_server",
                 "the_api_server_calls_the_webhooks",
+                // Built-in types' webhooks, on k8s-openapi's Pod and Deployment.
+                "webhook::core::v1::pod::tests::the_defaulting_patch_adds_only_the_default",
+                "webhook::apps::v1::deployment::tests::validation_refuses_an_empty_label",
             ] {
                 assert!(out.contains(&format!("test {test} ... ok")), "{out}");
             }

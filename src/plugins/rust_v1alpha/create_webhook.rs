@@ -2,11 +2,13 @@
 //! the kind's webhook module with a `Defaulter`, a `Validator` and a
 //! conversion through the hub as asked, the integration test that has the
 //! API server call them, and the lines that wire them into the crate, the
-//! manager and `make manifests`. Which fragment goes where is declared in
+//! manager and `make manifests`. A built-in type's webhooks are on
+//! k8s-openapi's type, with an example on a label and unit tests only.
+//! Which fragment goes where is declared in
 //! `scaffolds/rust/v1-alpha/create-webhook/fragments.toml`.
 
 use super::create_api::Render;
-use super::names::{crate_ident, module_ident, own_api_module, snake_case};
+use super::names::{crate_ident, module_ident, own_api_module, snake_case, type_module};
 use super::{TEMPLATE_DIR, base_context, cargo_toml, read_rust_header, versions};
 use crate::machinery::{Change, Fragments, Plan, Templates};
 use crate::plugins::WebhookContext;
@@ -61,12 +63,13 @@ struct WebhookView {
 /// Plans the Rust side of `create webhook`.
 pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
     let (project, resource, options) = (ctx.project, ctx.resource, ctx.options);
-    if !matches!(resource.origin, Origin::Own) {
+    if let Origin::External(_) = resource.origin {
         bail!(
-            "create webhook in the rust/v1-alpha layout takes the project's own APIs only; {} is a built-in or external type",
+            "create webhook in the rust/v1-alpha layout takes the project's own APIs and Kubernetes built-in types (k8s-openapi's, e.g. --group core --version v1 --kind Pod); {} is an external type",
             resource.gvk()
         );
     }
+    let core = matches!(resource.origin, Origin::Core(_));
     let multigroup = project.multigroup == Some(true);
     let webhook = webhook_view(resource, project, options);
     let group_dir = if multigroup {
@@ -75,7 +78,10 @@ pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
         String::new()
     };
 
-    let templates = Templates::load(TEMPLATE_DIR, &["create-webhook", "init/src/manager"])?;
+    let templates = Templates::load(
+        TEMPLATE_DIR,
+        &["create-webhook", "init/src/manager", "test-support"],
+    )?;
     let fragments = Fragments::load(TEMPLATE_DIR, "create-webhook")?;
     let shared_tls = manager_has_tls(ctx.dir);
     let mut context = base_context(project, &read_rust_header(ctx.dir));
@@ -114,8 +120,11 @@ pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
         render.fragments("webhook-group", plan)?;
     }
     render.files("create-webhook/webhook", plan)?;
-    render.files("create-webhook/webhook-test", plan)?;
+    plan_test_files(&render, core, plan)?;
     render.fragments("common", plan)?;
+    if !core {
+        render.fragments("integration-test", plan)?;
+    }
     // The conversion's own fragment holds the markers its spokes are
     // inserted at, so once spokes split it, it no longer reads as "already
     // there": a later call (`--conversion --spoke v3 --force`) adds spokes only.
@@ -123,9 +132,14 @@ pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
         .and_then(|entry| entry.webhooks.as_ref())
         .and_then(|webhooks| webhooks.conversion)
         == Some(true);
+    let (defaulting, validation) = if core {
+        ("core-defaulting", "core-validation")
+    } else {
+        ("defaulting", "validation")
+    };
     for (wanted, group) in [
-        (options.defaulting, "defaulting"),
-        (options.validation, "validation"),
+        (options.defaulting, defaulting),
+        (options.validation, validation),
         (options.conversion && !has_conversion, "conversion"),
     ] {
         if wanted {
@@ -136,6 +150,19 @@ pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
         plan_spokes(&render, resource, project, &options.spokes, plan)?;
     }
     Ok(())
+}
+
+/// Plans the integration tests' files for the project's own types: their
+/// test API server (which a project without a controller lacks), the
+/// webhook server started for them and the kind's module. A built-in type
+/// gets none: a valid object of it (a Pod with containers, a Deployment
+/// with a selector) is the user's to write, so it has unit tests only.
+fn plan_test_files(render: &Render, core: bool, plan: &mut Plan) -> Result<()> {
+    if core {
+        return Ok(());
+    }
+    render.files("test-support", plan)?;
+    render.files("create-webhook/webhook-test", plan)
 }
 
 /// Plans each spoke's part of the conversion, and lists the spokes' CRDs
@@ -265,10 +292,21 @@ fn webhook_view(
         resource.version,
         resource.kind_lower
     );
+    let (type_module, external_type_module) = match &resource.origin {
+        // k8s-openapi's module, from inside the crate as from its tests.
+        Origin::Core(_) => {
+            let module = type_module(resource, project);
+            (module.clone(), module)
+        }
+        _ => (
+            format!("crate::{api_module}"),
+            format!("{crate_name}::{api_module}"),
+        ),
+    };
     WebhookView {
         group_module: module_ident(&resource.group),
-        type_module: format!("crate::{api_module}"),
-        external_type_module: format!("{crate_name}::{api_module}"),
+        type_module,
+        external_type_module,
         api_module: format!("crate::{group_api_module}"),
         external_api_module: format!("{crate_name}::{group_api_module}"),
         external_module: format!("{crate_name}::webhook::{path}"),
@@ -327,6 +365,21 @@ mod tests {
             webhook_view(&resource, &project, &custom).validation_path,
             "/check"
         );
+    }
+
+    #[test]
+    fn built_in_types_are_k8s_openapis_on_go_v4_s_paths() {
+        let project = project(true);
+        let pod = Resource::new(&project, "core", "v1", "Pod", None, false);
+        let view = webhook_view(&pod, &project, &WebhookOptions::default());
+        assert_eq!(view.type_module, "k8s_openapi::api::core::v1");
+        assert_eq!(view.external_type_module, "k8s_openapi::api::core::v1");
+        assert_eq!(view.defaulting_path, "/mutate--v1-pod");
+        assert_eq!(view.path, "core::v1::pod");
+        let deployment = Resource::new(&project, "apps", "v1", "Deployment", None, false);
+        let view = webhook_view(&deployment, &project, &WebhookOptions::default());
+        assert_eq!(view.validation_path, "/validate-apps-v1-deployment");
+        assert_eq!(view.type_module, "k8s_openapi::api::apps::v1");
     }
 
     #[test]

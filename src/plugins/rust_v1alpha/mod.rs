@@ -99,20 +99,7 @@ impl CreateApiHook for RustBase {
         resource: &mut Resource,
     ) -> Result<()> {
         names::check_resource_modules(resource)?;
-        if let Origin::Core(core) = &resource.origin {
-            let module = format!("{}/{}", core.package, resource.version);
-            if !versions().k8s_openapi_modules.contains(&module) {
-                bail!(
-                    "{}/{} {}: k8s-openapi {} has no module api::{}::{} for this layout; use a version it serves",
-                    resource.group,
-                    resource.version,
-                    resource.kind,
-                    versions().get("k8s_openapi"),
-                    core.package,
-                    resource.version
-                );
-            }
-        }
+        check_k8s_openapi_module(resource)?;
         resource.path = Some(names::type_module(resource, project));
         Ok(())
     }
@@ -123,6 +110,21 @@ impl CreateApiHook for RustBase {
 }
 
 impl CreateWebhookHook for RustBase {
+    fn shape_resource(
+        &self,
+        project: &ProjectFile,
+        _flags: &Flags,
+        resource: &mut Resource,
+    ) -> Result<()> {
+        // A built-in type's webhook uses k8s-openapi's type, whose module
+        // PROJECT records as `path`, as `create api` does.
+        if matches!(resource.origin, Origin::Core(_)) {
+            check_k8s_openapi_module(resource)?;
+            resource.path = Some(names::type_module(resource, project));
+        }
+        Ok(())
+    }
+
     fn plan(&self, ctx: &WebhookContext, out: &mut Output) -> Result<()> {
         create_webhook::plan(ctx, &mut out.plan)
     }
@@ -210,6 +212,39 @@ impl UpdateHook for RustBase {
             directives: &[],
         }]
     }
+}
+
+/// Refuses a built-in type whose group and version k8s-openapi has no
+/// module for, naming the versions of that group it has.
+fn check_k8s_openapi_module(resource: &Resource) -> Result<()> {
+    let Origin::Core(core) = &resource.origin else {
+        return Ok(());
+    };
+    let pinned = versions();
+    let module = format!("{}/{}", core.package, resource.version);
+    if pinned.k8s_openapi_modules.contains(&module) {
+        return Ok(());
+    }
+    let prefix = format!("{}/", core.package);
+    let served: Vec<&str> = pinned
+        .k8s_openapi_modules
+        .iter()
+        .filter_map(|m| m.strip_prefix(&prefix))
+        .collect();
+    let allowed = if served.is_empty() {
+        format!("it has no module for the group {}", resource.group)
+    } else {
+        format!("use a version it serves: {}", served.join(", "))
+    };
+    bail!(
+        "{}/{} {}: k8s-openapi {} has no module api::{}::{} for this layout; {allowed}",
+        resource.group,
+        resource.version,
+        resource.kind,
+        pinned.get("k8s_openapi"),
+        core.package,
+        resource.version
+    )
 }
 
 /// Runs `make manifests` in the Rust project at `dir`, which builds and runs
