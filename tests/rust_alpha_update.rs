@@ -125,9 +125,9 @@ const RUST_USER_CODE: &[Edit] = &[
     // it rewrites the lines below it.
     Edit::Replace {
         path: "src/controller/captain.rs",
-        anchor: "    tracing::info!(controller = NAME, %name, namespace = ?captain.namespace(), \"reconciling\");\n",
-        with: "    tracing::info!(controller = NAME, %name, namespace = ?captain.namespace(), \"reconciling\");
-    tracing::debug!(controller = NAME, ships = captain.spec.ships, \"fleet size\");
+        anchor: "    tracing::info!(\"reconciling\");\n",
+        with: "    tracing::info!(\"reconciling\");
+    tracing::debug!(ships = captain.spec.ships, \"fleet size\");
 ",
     },
     Edit::Replace {
