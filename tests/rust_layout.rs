@@ -179,6 +179,7 @@ fn run_reconciles_the_samples(dir: &Path, env: &Env) {
             stdout(&out) == EDITED_MESSAGE
         },
     );
+    guestbook_deletion_runs_the_finalizer(dir, env, &log_text);
     sample_gets_a_deployment_and_conditions(dir, env);
     deletion_runs_the_finalizer(env, &log_path, "cleaned up after the Memcached");
     assert!(
@@ -191,6 +192,31 @@ fn run_reconciles_the_samples(dir: &Path, env: &Env) {
         "no clean shutdown in the log:\n{text}"
     );
     assert!(!text.contains("panicked"), "the manager panicked:\n{text}");
+}
+
+/// The scaffolded finalizer: the reconciled Guestbook sample holds it, and
+/// deleting the sample runs the clean-up, which lets the object go.
+fn guestbook_deletion_runs_the_finalizer(dir: &Path, env: &Env, log_text: &dyn Fn() -> String) {
+    let sample = ["guestbooks.webapp.example.com", "guestbook-sample", "-n", "default"];
+    let finalizers = env.kubectl(
+        &[&["get"][..], &sample, &["-o", "jsonpath={.metadata.finalizers}"]].concat(),
+    );
+    let finalizers = stdout(&finalizers);
+    assert!(
+        finalizers.contains("webapp.example.com/finalizer"),
+        "the sample holds no finalizer: {finalizers}"
+    );
+    env.run(
+        dir,
+        "kubectl",
+        &[&["delete"][..], &sample, &["--timeout=60s"]].concat(),
+    );
+    let text = log_text();
+    assert!(
+        text.lines()
+            .any(|l| l.contains("cleaning up") && l.contains("name=guestbook-sample")),
+        "the finalizer did not run:\n{text}"
+    );
 }
 
 /// `make deploy`: every object of the kustomize output exists, and the
