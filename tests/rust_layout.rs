@@ -197,9 +197,19 @@ fn run_reconciles_the_samples(dir: &Path, env: &Env) {
 /// The scaffolded finalizer: the reconciled Guestbook sample holds it, and
 /// deleting the sample runs the clean-up, which lets the object go.
 fn guestbook_deletion_runs_the_finalizer(dir: &Path, env: &Env, log_text: &dyn Fn() -> String) {
-    let sample = ["guestbooks.webapp.example.com", "guestbook-sample", "-n", "default"];
+    let sample = [
+        "guestbooks.webapp.example.com",
+        "guestbook-sample",
+        "-n",
+        "default",
+    ];
     let finalizers = env.kubectl(
-        &[&["get"][..], &sample, &["-o", "jsonpath={.metadata.finalizers}"]].concat(),
+        &[
+            &["get"][..],
+            &sample,
+            &["-o", "jsonpath={.metadata.finalizers}"],
+        ]
+        .concat(),
     );
     let finalizers = stdout(&finalizers);
     assert!(

@@ -242,7 +242,11 @@ fn start(env: &Env, binary: &Path, metrics_port: u16, log: &Path) -> Background 
     let mut command = Command::new(binary);
     command
         .args(["--metrics-secure=false", &metrics, &probes])
-        .args(["--zap-devel=false", "--zap-encoder=console", "--zap-log-level=debug"])
+        .args([
+            "--zap-devel=false",
+            "--zap-encoder=console",
+            "--zap-log-level=debug",
+        ])
         .env("KUBECONFIG", &env.kubeconfig)
         .env("PATH", &env.path)
         .env("RUST_LOG", "error")
@@ -436,9 +440,12 @@ fn a_rust_manager_exports_controller_runtimes_metrics_and_survives_panics() {
     step("logs: debug lines, each reconcile's in its span", || {
         let text = std::fs::read_to_string(&log).unwrap();
         assert!(text.contains("test debug line"), "no debug line in\n{text}");
-        let span = "reconcile{controller=guestbook kind=Guestbook namespace=a name=plain reconcile_id=";
+        let span = "reconcile{controller=guestbook kind=Guestbook object=a/plain reconcile_id=";
         let in_span = |line: &&str| line.contains("test reconcile") && line.contains(span);
-        assert!(text.lines().any(|line| in_span(&line)), "no {span} in\n{text}");
+        assert!(
+            text.lines().any(|line| in_span(&line)),
+            "no {span} in\n{text}"
+        );
     });
 
     step("namespace c was never reconciled", || {
