@@ -6,11 +6,12 @@
 //! between the two versions; validation of the cluster-scoped kind), and
 //! last the quick-start Memcached of deploy-image/v1-alpha (whose
 //! `--manifests` runs `make manifests`), then `cargo build`, `cargo clippy
-//! -D warnings`, `make manifests` and `make test`, then the user's path on
-//! the test control plane: `make install`, `make run` reconciling a sample
-//! with an edited Reconcile and running the Memcached sample as a
-//! Deployment (then its finalizer), `make deploy`, `make undeploy`, `make
-//! uninstall`.
+//! -D warnings`, the `telemetry` feature (absent by default; with it, clippy
+//! and its OTLP export test), `make manifests` and `make test`, then the
+//! user's path on the test control plane: `make install`, `make run`
+//! reconciling a sample with an edited Reconcile (then deleting it through
+//! its finalizer) and running the Memcached sample as a Deployment (then its
+//! finalizer), `make deploy`, `make undeploy`, `make uninstall`.
 //!
 //! Needs cargo, the crates.io index and the control-plane binaries
 //! (KUBEBUILDER_ASSETS); no Go. Every generated project shares the cargo
@@ -275,6 +276,35 @@ fn a_rust_project_builds_tests_and_runs_on_a_real_api_server() {
             &["clippy", "--all-targets", "--", "-D", "warnings"],
         );
     });
+    step(
+        "the telemetry feature: off by default, on it exports a span",
+        || {
+            let tree = run(&offline, &dir, "cargo", &["tree", "-e", "normal"]);
+            assert!(!tree.contains("opentelemetry"), "{tree}");
+            let features = ["--features", "telemetry"];
+            run(
+                &offline,
+                &dir,
+                "cargo",
+                &[
+                    &["clippy"][..],
+                    &features,
+                    &["--all-targets", "--", "-D", "warnings"],
+                ]
+                .concat(),
+            );
+            let out = run(
+                &offline,
+                &dir,
+                "cargo",
+                &[&["test"][..], &features, &["--lib", "manager::logging"]].concat(),
+            );
+            assert!(
+                out.contains("test manager::logging::tests::spans_are_exported_over_otlp ... ok"),
+                "{out}"
+            );
+        },
+    );
     step("make manifests: CRDs and the manager's role", || {
         run(&offline, &dir, "make", &["manifests"]);
         check_manifests(&dir);
