@@ -121,12 +121,12 @@ const RUST_USER_CODE: &[Edit] = &[
         ships: 3,
 ",
     },
-    // The first line of reconcile, which the current scaffold keeps while
-    // it rewrites the lines below it.
+    // The first line of the status the reconcile writes, which the
+    // current scaffold keeps while it rewrites the reconcile around it.
     Edit::Replace {
         path: "src/controller/captain.rs",
-        anchor: "    tracing::info!(controller = NAME, %name, namespace = ?captain.namespace(), \"reconciling\");\n",
-        with: "    tracing::info!(controller = NAME, %name, namespace = ?captain.namespace(), \"reconciling\");
+        anchor: "    let mut status = captain.status.clone().unwrap_or_default();\n",
+        with: "    let mut status = captain.status.clone().unwrap_or_default();
     tracing::debug!(controller = NAME, ships = captain.spec.ships, \"fleet size\");
 ",
     },

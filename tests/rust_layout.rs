@@ -7,11 +7,12 @@
 //! defaulting of core/v1 Pod and validation of apps/v1 Deployment), and
 //! last the quick-start Memcached of deploy-image/v1-alpha (whose
 //! `--manifests` runs `make manifests`), then `cargo build`, `cargo clippy
-//! -D warnings`, `make manifests` and `make test`, then the user's path on
-//! the test control plane: `make install`, `make run` reconciling a sample
-//! with an edited Reconcile and running the Memcached sample as a
-//! Deployment (then its finalizer), `make deploy`, `make undeploy`, `make
-//! uninstall`.
+//! -D warnings`, the `telemetry` feature (absent by default; with it, clippy
+//! and its OTLP export test), `make manifests` and `make test`, then the
+//! user's path on the test control plane: `make install`, `make run`
+//! reconciling a sample with an edited Reconcile (then deleting it through
+//! its finalizer) and running the Memcached sample as a Deployment (then its
+//! finalizer), `make deploy`, `make undeploy`, `make uninstall`.
 //!
 //! Needs cargo, the crates.io index and the control-plane binaries
 //! (KUBEBUILDER_ASSETS); no Go. Every generated project shares the cargo
@@ -186,6 +187,7 @@ fn run_reconciles_the_samples(dir: &Path, env: &Env) {
             stdout(&out) == EDITED_MESSAGE
         },
     );
+    guestbook_deletion_runs_the_finalizer(dir, env, &log_text);
     sample_gets_a_deployment_and_conditions(dir, env);
     deletion_runs_the_finalizer(env, &log_path, "cleaned up after the Memcached");
     assert!(
@@ -198,6 +200,41 @@ fn run_reconciles_the_samples(dir: &Path, env: &Env) {
         "no clean shutdown in the log:\n{text}"
     );
     assert!(!text.contains("panicked"), "the manager panicked:\n{text}");
+}
+
+/// The scaffolded finalizer: the reconciled Guestbook sample holds it, and
+/// deleting the sample runs the clean-up, which lets the object go.
+fn guestbook_deletion_runs_the_finalizer(dir: &Path, env: &Env, log_text: &dyn Fn() -> String) {
+    let sample = [
+        "guestbooks.webapp.example.com",
+        "guestbook-sample",
+        "-n",
+        "default",
+    ];
+    let finalizers = env.kubectl(
+        &[
+            &["get"][..],
+            &sample,
+            &["-o", "jsonpath={.metadata.finalizers}"],
+        ]
+        .concat(),
+    );
+    let finalizers = stdout(&finalizers);
+    assert!(
+        finalizers.contains("webapp.example.com/finalizer"),
+        "the sample holds no finalizer: {finalizers}"
+    );
+    env.run(
+        dir,
+        "kubectl",
+        &[&["delete"][..], &sample, &["--timeout=60s"]].concat(),
+    );
+    let text = log_text();
+    assert!(
+        text.lines()
+            .any(|l| l.contains("cleaning up") && l.contains("name=guestbook-sample")),
+        "the finalizer did not run:\n{text}"
+    );
 }
 
 /// `make deploy`: every object of the kustomize output exists, and the
@@ -246,6 +283,35 @@ fn a_rust_project_builds_tests_and_runs_on_a_real_api_server() {
             &["clippy", "--all-targets", "--", "-D", "warnings"],
         );
     });
+    step(
+        "the telemetry feature: off by default, on it exports a span",
+        || {
+            let tree = run(&offline, &dir, "cargo", &["tree", "-e", "normal"]);
+            assert!(!tree.contains("opentelemetry"), "{tree}");
+            let features = ["--features", "telemetry"];
+            run(
+                &offline,
+                &dir,
+                "cargo",
+                &[
+                    &["clippy"][..],
+                    &features,
+                    &["--all-targets", "--", "-D", "warnings"],
+                ]
+                .concat(),
+            );
+            let out = run(
+                &offline,
+                &dir,
+                "cargo",
+                &[&["test"][..], &features, &["--lib", "manager::logging"]].concat(),
+            );
+            assert!(
+                out.contains("test manager::logging::tests::spans_are_exported_over_otlp ... ok"),
+                "{out}"
+            );
+        },
+    );
     step("make manifests: CRDs and the manager's role", || {
         run(&offline, &dir, "make", &["manifests"]);
         check_manifests(&dir);

@@ -28,17 +28,19 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 const BEHAVIOUR: &str = "test.example.com/behaviour";
 
 /// The line of the scaffolded Reconcile the test replaces.
-const SCAFFOLDED_LOG: &str = r#"    tracing::info!(controller = NAME, %name, namespace = ?guestbook.namespace(), "reconciling");"#;
+const SCAFFOLDED_LOG: &str = r#"    tracing::info!("reconciling");"#;
 
 /// What the edited Reconcile does first: log its object and behaviour, then
 /// behave as the annotation says (`ok` goes on as scaffolded).
-const EDITED_START: &str = r#"    let ns = guestbook.namespace().unwrap_or_default();
+const EDITED_START: &str = r#"    let name = guestbook.name_any();
+    let ns = guestbook.namespace().unwrap_or_default();
     let behaviour = guestbook
         .annotations()
         .get("test.example.com/behaviour")
         .cloned()
         .unwrap_or_else(|| "ok".to_string());
     tracing::info!(%name, %ns, %behaviour, "test reconcile");
+    tracing::debug!(%behaviour, "test debug line");
     match behaviour.as_str() {
         "error" => return Err(Error::Invalid("asked to fail".to_string())),
         "terminal" => return Err(Error::Terminal("asked to fail for good".to_string())),
@@ -232,15 +234,22 @@ fn dashboard_metrics(dir: &Path) -> BTreeSet<String> {
 }
 
 /// Starts the manager with plain HTTP metrics on `metrics_port`, limited to
-/// the namespaces a and b.
+/// the namespaces a and b, with `--zap-log-level=debug` (which wins over
+/// the `RUST_LOG=error` beside it).
 fn start(env: &Env, binary: &Path, metrics_port: u16, log: &Path) -> Background {
     let metrics = format!("--metrics-bind-address=127.0.0.1:{metrics_port}");
     let probes = format!("--health-probe-bind-address=127.0.0.1:{}", free_port());
     let mut command = Command::new(binary);
     command
         .args(["--metrics-secure=false", &metrics, &probes])
+        .args([
+            "--zap-devel=false",
+            "--zap-encoder=console",
+            "--zap-log-level=debug",
+        ])
         .env("KUBECONFIG", &env.kubeconfig)
         .env("PATH", &env.path)
+        .env("RUST_LOG", "error")
         .env("WATCH_NAMESPACE", "a,b");
     Background::logged(&mut command, log)
 }
@@ -271,6 +280,17 @@ fn a_rust_manager_exports_controller_runtimes_metrics_and_survives_panics() {
         scaffold(&dir)
     });
     let binary = step("build the manager", || build_manager(&offline, &dir));
+    step("a bad --zap-log-level is refused in one line", || {
+        let out = Command::new(&binary)
+            .arg("--zap-log-level=bogus")
+            .output()
+            .unwrap();
+        let error = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{error}");
+        let first = error.lines().next().unwrap_or_default();
+        assert!(first.contains("invalid log level \"bogus\""), "{error}");
+        assert!(first.contains("use debug, info, error, panic"), "{error}");
+    });
     let plane = step("control-plane up", ControlPlane::up);
     let env = rust_env(Some(&plane));
     step("make install; namespaces a, b and c", || {
@@ -415,6 +435,17 @@ fn a_rust_manager_exports_controller_runtimes_metrics_and_survives_panics() {
             0.0
         );
         scrape
+    });
+
+    step("logs: debug lines, each reconcile's in its span", || {
+        let text = std::fs::read_to_string(&log).unwrap();
+        assert!(text.contains("test debug line"), "no debug line in\n{text}");
+        let span = "reconcile{controller=guestbook kind=Guestbook object=a/plain reconcile_id=";
+        let in_span = |line: &&str| line.contains("test reconcile") && line.contains(span);
+        assert!(
+            text.lines().any(|line| in_span(&line)),
+            "no {span} in\n{text}"
+        );
     });
 
     step("namespace c was never reconciled", || {
