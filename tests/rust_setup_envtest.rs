@@ -13,97 +13,16 @@
 
 mod common;
 
+use common::envtest_index::{Server, index, pinned_minor, platform, sha512, tar_gz};
 use common::{empty_project_dir, kb_ok, stderr, stdout, words};
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpListener;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::{Arc, Mutex};
 
 /// The fake binaries of the archive: a name and what each prints.
 const BINARIES: [&str; 3] = ["etcd", "kube-apiserver", "kubectl"];
-
-/// A local HTTP server of fixed files that records every path asked for.
-struct Server {
-    port: u16,
-    requests: Arc<Mutex<Vec<String>>>,
-}
-
-impl Server {
-    /// Serves `files` (path → body) on `listener` until the test process
-    /// ends; any other path gets 404.
-    fn start(listener: TcpListener, files: BTreeMap<String, Vec<u8>>) -> Self {
-        let port = listener.local_addr().unwrap().port();
-        let requests = Arc::new(Mutex::new(Vec::new()));
-        let seen = Arc::clone(&requests);
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                answer(stream, &files, &seen);
-            }
-        });
-        Server { port, requests }
-    }
-
-    /// The URL of `path` on this server.
-    fn url(&self, path: &str) -> String {
-        format!("http://127.0.0.1:{}/{path}", self.port)
-    }
-
-    /// The paths asked for so far, in order.
-    fn requests(&self) -> Vec<String> {
-        self.requests.lock().unwrap().clone()
-    }
-}
-
-/// Reads one request from `stream` and answers it from `files`.
-fn answer(mut stream: TcpStream, files: &BTreeMap<String, Vec<u8>>, seen: &Mutex<Vec<String>>) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut line = String::new();
-    if reader.read_line(&mut line).is_err() {
-        return;
-    }
-    let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
-    // The headers end at an empty line.
-    let mut header = String::new();
-    while reader.read_line(&mut header).is_ok_and(|n| n > 2) {
-        header.clear();
-    }
-    seen.lock().unwrap().push(path.clone());
-    let (status, body) = match files.get(path.trim_start_matches('/')) {
-        Some(body) => ("200 OK", body.as_slice()),
-        None => ("404 Not Found", &b"not found\n"[..]),
-    };
-    let head = format!(
-        "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    let _ = stream.write_all(head.as_bytes());
-    let _ = stream.write_all(body);
-}
-
-/// `<os>-<arch>` as setup-envtest names this machine.
-fn platform() -> String {
-    let arch = match std::env::consts::ARCH {
-        "x86_64" => "amd64",
-        "aarch64" => "arm64",
-        other => other,
-    };
-    format!("{}-{arch}", std::env::consts::OS)
-}
-
-/// The Kubernetes minor version the layout pins through k8s-openapi's
-/// feature in versions.toml (`v1_37` → `1.37`).
-fn pinned_minor() -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scaffolds/rust/v1-alpha/versions.toml");
-    let text = std::fs::read_to_string(path).unwrap();
-    let feature = text
-        .lines()
-        .find_map(|l| l.strip_prefix("k8s_openapi_feature = \"v"))
-        .expect("k8s_openapi_feature in versions.toml");
-    feature.trim_end_matches('"').replace('_', ".")
-}
 
 /// A tar.gz holding the fake binaries under `controller-tools/envtest/`,
 /// as the real archives lay them out; each prints its name.
@@ -115,43 +34,11 @@ fn fake_archive(work: &Path) -> Vec<u8> {
         std::fs::write(&path, format!("#!/bin/sh\necho {name}\n")).unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
-    let tarball = work.join("envtest.tar.gz");
-    let out = Command::new("tar")
-        .arg("-czf")
-        .arg(&tarball)
-        .arg("-C")
-        .arg(work.join("archive"))
-        .arg("controller-tools")
-        .output()
-        .expect("tar runs");
-    assert!(out.status.success(), "tar: {}", stderr(&out));
-    std::fs::read(tarball).unwrap()
-}
-
-/// The sha512 of `bytes` in hex, by sha512sum.
-fn sha512(work: &Path, bytes: &[u8]) -> String {
-    let path = work.join("to-hash");
-    std::fs::write(&path, bytes).unwrap();
-    let out = Command::new("sha512sum").arg(&path).output().unwrap();
-    assert!(out.status.success(), "sha512sum: {}", stderr(&out));
-    stdout(&out).split_whitespace().next().unwrap().to_string()
-}
-
-/// An index in the layout of controller-tools' envtest-releases.yaml
-/// listing `releases` (each `(version, hash)`) for each of `platforms`,
-/// every archive served below `base`.
-fn index(releases: &[(&str, &str)], platforms: &[&str], base: &str) -> Vec<u8> {
-    let mut text = String::from("releases:\n");
-    for (version, hash) in releases {
-        text.push_str(&format!("  v{version}:\n"));
-        for platform in platforms {
-            let name = format!("envtest-v{version}-{platform}.tar.gz");
-            text.push_str(&format!(
-                "    {name}:\n      hash: {hash}\n      selfLink: {base}{name}\n"
-            ));
-        }
-    }
-    text.into_bytes()
+    tar_gz(
+        &work.join("archive"),
+        &["controller-tools"],
+        &work.join("envtest.tar.gz"),
+    )
 }
 
 /// A rust/v1-alpha project, and a local server with `index.yaml` and
