@@ -129,10 +129,9 @@ fn check_manifests(dir: &Path) {
 
 /// A local release index serving the control plane's etcd, kube-apiserver
 /// and kubectl as envtest release `<pinned minor>.0` of this platform; the
-/// archive is written under `work`. Returns the server and the release's
+/// archive is written in `work`. Returns the server and the release's
 /// name in the store.
 fn serve_the_control_plane_binaries(work: &Path) -> (Server, String) {
-    std::fs::create_dir_all(work).unwrap();
     let archive = tar_gz(
         &assets(),
         &["etcd", "kube-apiserver", "kubectl"],
@@ -159,7 +158,8 @@ fn serve_the_control_plane_binaries(work: &Path) -> (Server, String) {
 /// setup-envtest fetches the binaries from the local index into bin/k8s and
 /// the integration tests run on them; returns make's output.
 fn make_test_fetching_envtest(dir: &Path, env: &Env) -> String {
-    let (server, release) = serve_the_control_plane_binaries(&dir.join("served"));
+    let served = tempfile::tempdir().expect("temp dir");
+    let (server, release) = serve_the_control_plane_binaries(served.path());
     let index = format!("ENVTEST_INDEX={}", server.url("index.yaml"));
     let localbin = format!("LOCALBIN={}", dir.join("bin").display());
     let args = ["test", index.as_str(), localbin.as_str()];
@@ -175,6 +175,8 @@ fn make_test_fetching_envtest(dir: &Path, env: &Env) -> String {
         fetched.display()
     );
     assert_eq!(server.requests().len(), 2, "index and archive, once each");
+    // The project directory stays until the next run: keep it small.
+    std::fs::remove_dir_all(dir.join("bin/k8s")).unwrap();
     out
 }
 
