@@ -8,11 +8,13 @@
 //! last the quick-start Memcached of deploy-image/v1-alpha (whose
 //! `--manifests` runs `make manifests`), then `cargo build`, `cargo clippy
 //! -D warnings`, the `telemetry` feature (absent by default; with it, clippy
-//! and its OTLP export test), `make manifests` and `make test`, then the
-//! user's path on the test control plane: `make install`, `make run`
-//! reconciling a sample with an edited Reconcile (then deleting it through
-//! its finalizer) and running the Memcached sample as a Deployment (then its
-//! finalizer), `make deploy`, `make undeploy`, `make uninstall`.
+//! and its OTLP export test), `make manifests` and `make test`
+//! (KUBEBUILDER_ASSETS unset: `make setup-envtest` fetches the control
+//! plane's binaries from a local release index), then the user's path on the
+//! test control plane: `make install`, `make run` reconciling a sample with an
+//! edited Reconcile (then deleting it through its finalizer) and running the
+//! Memcached sample as a Deployment (then its finalizer), `make deploy`,
+//! `make undeploy`, `make uninstall`.
 //!
 //! Needs cargo, the crates.io index and the control-plane binaries
 //! (KUBEBUILDER_ASSETS); no Go. Every generated project shares the cargo
@@ -22,14 +24,17 @@
 mod common;
 
 use common::cluster::{
-    Background, ControlPlane, Env, assert_deployed, http_get, install_cert_manager_crds, step,
-    wait_until,
+    Background, ControlPlane, Env, assert_deployed, assets, http_get, install_cert_manager_crds,
+    step, wait_until,
 };
 use common::deploy_image::{
     IMAGE, QUICK_START, deletion_runs_the_finalizer, sample_gets_a_deployment_and_conditions,
 };
+use common::envtest_index::{Server, index, pinned_minor, platform, sha512, tar_gz};
 use common::rust_project::{self, run, rust_env, shared_target_dir};
-use common::{persistent_project_dir, stdout, words};
+use common::{output_ok, persistent_project_dir, stdout, words};
+use std::collections::BTreeMap;
+use std::net::TcpListener;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -128,6 +133,59 @@ fn check_manifests(dir: &Path) {
             "{needle:?} not in role.yaml:\n{role}"
         );
     }
+}
+
+/// A local release index serving the control plane's etcd, kube-apiserver
+/// and kubectl as envtest release `<pinned minor>.0` of this platform; the
+/// archive is written in `work`. Returns the server and the release's
+/// name in the store.
+fn serve_the_control_plane_binaries(work: &Path) -> (Server, String) {
+    let archive = tar_gz(
+        &assets(),
+        &["etcd", "kube-apiserver", "kubectl"],
+        &work.join("envtest.tar.gz"),
+    );
+    let hash = sha512(work, &archive);
+    let version = format!("{}.0", pinned_minor());
+    let name = format!("envtest-v{version}-{}.tar.gz", platform());
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind a local port");
+    let base = format!("http://{}/", listener.local_addr().unwrap());
+    let mut files = BTreeMap::new();
+    let platforms = [platform()];
+    let platforms: Vec<&str> = platforms.iter().map(String::as_str).collect();
+    files.insert(
+        "index.yaml".to_string(),
+        index(&[(&version, &hash)], &platforms, &base),
+    );
+    files.insert(name, archive);
+    let server = Server::start(listener, files);
+    (server, format!("{version}-{}", platform()))
+}
+
+/// `make test` with KUBEBUILDER_ASSETS unset, as on a fresh machine: make
+/// setup-envtest fetches the binaries from the local index into bin/k8s and
+/// the integration tests run on them; returns make's output.
+fn make_test_fetching_envtest(dir: &Path, env: &Env) -> String {
+    let served = tempfile::tempdir().expect("temp dir");
+    let (server, release) = serve_the_control_plane_binaries(served.path());
+    let index = format!("ENVTEST_INDEX={}", server.url("index.yaml"));
+    let localbin = format!("LOCALBIN={}", dir.join("bin").display());
+    let args = ["test", index.as_str(), localbin.as_str()];
+    let mut command = env.command(dir, "make", &args);
+    command
+        .env("CARGO_TARGET_DIR", shared_target_dir())
+        .env_remove("KUBEBUILDER_ASSETS");
+    let out = output_ok(&mut command, dir, "make", &args);
+    let fetched = dir.join("bin/k8s").join(&release);
+    assert!(
+        fetched.join("kube-apiserver").is_file() && fetched.join("etcd").is_file(),
+        "make test did not fetch the envtest binaries into {}",
+        fetched.display()
+    );
+    assert_eq!(server.requests().len(), 2, "index and archive, once each");
+    // The project directory stays until the next run: keep it small.
+    std::fs::remove_dir_all(dir.join("bin/k8s")).unwrap();
+    out
 }
 
 /// `make run`: the manager serves /healthz, starts its controllers,
@@ -317,9 +375,9 @@ fn a_rust_project_builds_tests_and_runs_on_a_real_api_server() {
         check_manifests(&dir);
     });
     step(
-        "make test: unit tests and the integration tests on their own API server",
+        "make test: envtest fetched from a local index, unit tests and the integration tests on it",
         || {
-            let out = run(&offline, &dir, "make", &["test"]);
+            let out = make_test_fetching_envtest(&dir, &offline);
             for test in [
                 "controllers_reconcile_against_a_real_api_server",
                 "the_api_server_calls_the_webhooks",

@@ -4,6 +4,7 @@
 pub mod actionlint;
 pub mod cluster;
 pub mod deploy_image;
+pub mod envtest_index;
 pub mod external;
 pub mod grafana;
 pub mod kill_points;
