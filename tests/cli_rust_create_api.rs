@@ -223,3 +223,67 @@ fn a_controller_is_refused_for_a_manager_without_the_reconcile_runner() {
         &words("create api --group crew --version v1 --kind Captain --resource --controller=false"),
     );
 }
+
+/// The conversion of kube's finalizer errors that an own kind's controller
+/// relies on.
+const FINALIZER_CONVERSION: &str = "impl From<kube::runtime::finalizer::Error<Error>> for Error {";
+
+#[test]
+fn the_finalizer_conversion_comes_with_the_first_own_kind_controller() {
+    let (_tmp, dir) = rust_project("conversion", &[]);
+    let module = || read(&dir, "src/controller/mod.rs");
+    let count = || module().matches(FINALIZER_CONVERSION).count();
+    assert_eq!(count(), 0, "a project without controllers needs none");
+    kb_ok(
+        &dir,
+        &words(
+            "create api --group apps --version v1 --kind Deployment --resource=false --controller",
+        ),
+    );
+    assert_eq!(count(), 0, "a built-in type's controller uses no finalizer");
+    kb_ok(
+        &dir,
+        &words("create api --group crew --version v1 --kind Captain --resource --controller"),
+    );
+    kb_ok(
+        &dir,
+        &words("create api --group crew --version v1 --kind Sailor --resource --controller"),
+    );
+    assert_eq!(count(), 1, "{}", module());
+}
+
+#[test]
+fn an_older_projects_controllers_get_the_finalizer_conversion_above_their_tests() {
+    const MARKER: &str = "// +kubebuilder:scaffold:error-conversions\n\n";
+    let captain =
+        words("create api --group crew --version v1 --kind Captain --resource --controller");
+    let (_new_tmp, new_dir) = rust_project("conversion", &[]);
+    kb_ok(&new_dir, &captain);
+    let (_tmp, dir) = rust_project("conversion", &[]);
+    // src/controller/mod.rs as kubebuilder-rs scaffolded it before the
+    // marker existed.
+    let module = dir.join("src/controller/mod.rs");
+    let text = read(&dir, "src/controller/mod.rs");
+    assert!(text.contains(MARKER), "{text}");
+    std::fs::write(&module, text.replace(MARKER, "")).unwrap();
+    kb_ok(&dir, &captain);
+    let old = read(&dir, "src/controller/mod.rs");
+    let conversion = |text: &str| {
+        let start = text
+            .find("/// The reconcile's own error")
+            .expect("the conversion");
+        let end = start + text[start..].find("\n}\n\n").expect("its end") + 4;
+        (start, end)
+    };
+    let (start, end) = conversion(&old);
+    assert!(old[end..].starts_with("#[cfg(test)]\nmod tests {"), "{old}");
+    // The same conversion as in a new project, and every other byte as the
+    // new project's but the marker.
+    let new = read(&new_dir, "src/controller/mod.rs");
+    let (new_start, new_end) = conversion(&new);
+    assert_eq!(old[start..end], new[new_start..new_end]);
+    let rest = |text: &str, (start, end): (usize, usize)| {
+        format!("{}{}", &text[..start], &text[end..]).replace(MARKER, "")
+    };
+    assert_eq!(rest(&old, (start, end)), rest(&new, (new_start, new_end)));
+}

@@ -448,6 +448,31 @@ fn a_rust_manager_exports_controller_runtimes_metrics_and_survives_panics() {
         );
     });
 
+    step("errors carry a stack trace, other lines none", || {
+        let text = std::fs::read_to_string(&log).unwrap();
+        let after = |needle: &str| {
+            let mut lines = text.lines().skip_while(|line| !line.contains(needle));
+            lines.next().expect(needle);
+            lines.next().unwrap_or_default().to_string()
+        };
+        let frame = |line: &str| {
+            line.strip_prefix('\t')
+                .and_then(|rest| rest.trim_start().split_once(": "))
+                .is_some_and(|(number, _)| number.parse::<u32>().is_ok())
+        };
+        // --zap-devel=false: traces from error lines on, as zap's default.
+        let panicked = after("reconcile panicked");
+        assert!(
+            frame(&panicked),
+            "no stack trace after the error in\n{text}"
+        );
+        let debug = after("test debug line");
+        assert!(
+            !frame(&debug),
+            "a stack trace after a debug line in\n{text}"
+        );
+    });
+
     step("namespace c was never reconciled", || {
         let seen: BTreeSet<String> = reconciles(&log).into_iter().map(|(ns, _, _)| ns).collect();
         assert_eq!(seen, BTreeSet::from(["a".to_string(), "b".to_string()]));

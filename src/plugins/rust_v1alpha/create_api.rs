@@ -76,7 +76,8 @@ pub(crate) fn template_context(ctx: &ApiContext) -> (Context, Vec<(&'static str,
 pub fn plan(ctx: &ApiContext, plan: &mut Plan) -> Result<()> {
     let multigroup = ctx.project.multigroup == Some(true);
     let templates = Templates::load(TEMPLATE_DIR, &["create-api", "test-support"])?;
-    let fragments = Fragments::load(TEMPLATE_DIR, "create-api")?;
+    let fragments =
+        Fragments::load(TEMPLATE_DIR, "create-api")?.with_places(super::places::PLACES)?;
     let (context, owned_vars) = template_context(ctx);
     let vars = path_vars(&owned_vars);
     let render = Render {
@@ -103,6 +104,9 @@ pub fn plan(ctx: &ApiContext, plan: &mut Plan) -> Result<()> {
         }
         render.files("create-api/controller", plan)?;
         render.fragments("controller", plan)?;
+        if !ctx.resource.core {
+            render.fragments("finalizer", plan)?;
+        }
         if own_controller {
             render.files("test-support", plan)?;
             render.files("create-api/controller-test", plan)?;

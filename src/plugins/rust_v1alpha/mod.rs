@@ -14,6 +14,7 @@ mod create_webhook;
 mod edit;
 mod metrics;
 mod names;
+mod places;
 mod versions;
 
 pub use versions::{Versions, versions};
