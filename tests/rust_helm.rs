@@ -5,7 +5,8 @@
 //! leaves the machine), checks the sha256 and unpacks helm into `LOCALBIN`;
 //! the fetched helm runs, lints and renders the chart; a second run fetches
 //! nothing; a wrong checksum is refused in one line with nothing installed;
-//! a helm on PATH is used without fetching.
+//! a helm on PATH is used without fetching. The project's chart workflow
+//! sets up no Go and passes actionlint (tests/common/actionlint.rs).
 //!
 //! The archive holds a real helm: the shared tools directory's
 //! `helm-<HELM_VERSION>`, built there with `go install` by this test when
@@ -14,6 +15,7 @@
 
 mod common;
 
+use common::actionlint::{ACTIONLINT_VERSION, actionlint, check_workflow};
 use common::envtest_index::{Server, platform};
 use common::{empty_project_dir, kb_ok, shared_tools_bin, stderr, stdout, words};
 use std::collections::BTreeMap;
@@ -38,7 +40,15 @@ struct Fixture {
     path: String,
 }
 
+/// The project and the server of helm's release.
 fn fixture() -> Fixture {
+    let (tmp, dir) = project();
+    let version = makefile_value(&dir, "HELM_VERSION");
+    serve(tmp, dir, version)
+}
+
+/// A rust/v1-alpha project named fleet after `edit --plugins helm/v2-alpha`.
+fn project() -> (tempfile::TempDir, PathBuf) {
     let (tmp, dir) = empty_project_dir("fleet");
     kb_ok(
         &dir,
@@ -46,16 +56,24 @@ fn fixture() -> Fixture {
     );
     // The chart is built from a kustomize output: the fixture's, so that no
     // cargo build runs.
-    let install = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/helm/fleet-install.yaml");
+    let install =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/helm/fleet-install.yaml");
     std::fs::create_dir_all(dir.join("dist")).unwrap();
     std::fs::copy(install, dir.join("dist/install.yaml")).unwrap();
     kb_ok(&dir, &words("edit --plugins helm/v2-alpha"));
+    (tmp, dir)
+}
 
-    let version = makefile_value(&dir, "HELM_VERSION");
+/// Serves helm's release of `version` for the project in `dir`.
+fn serve(tmp: tempfile::TempDir, dir: PathBuf, version: String) -> Fixture {
     let helm = real_helm(&version);
     let (archive, hash) = served_archive(&helm, &version);
     let name = format!("helm-{version}-{}.tar.gz", platform());
-    let wrong = format!("{}{}", if hash.starts_with('0') { "1" } else { "0" }, &hash[1..]);
+    let wrong = format!(
+        "{}{}",
+        if hash.starts_with('0') { "1" } else { "0" },
+        &hash[1..]
+    );
     let mut files = BTreeMap::new();
     for (folder, sum) in [("good", &hash), ("bad", &wrong)] {
         files.insert(format!("{folder}/{name}"), archive.clone());
@@ -192,7 +210,10 @@ impl Fixture {
 /// The names in `dir` (none when it is missing).
 fn entries(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
-        .map(|e| e.map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect())
+        .map(|e| {
+            e.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect()
+        })
         .unwrap_or_default();
     names.sort();
     names
@@ -207,21 +228,50 @@ fn install_helm_fetches_checks_and_reuses_helm_without_go() {
         .env("PATH", &f.path)
         .output()
         .unwrap();
-    assert!(!probe.status.success(), "go or helm still on PATH: {}", stdout(&probe));
+    assert!(
+        !probe.status.success(),
+        "go or helm still on PATH: {}",
+        stdout(&probe)
+    );
 
     // First run: the archive and its checksum file, then helm in LOCALBIN.
     let out = f.make(&["install-helm"], "good", "bin", None);
-    assert!(out.status.success(), "make install-helm: {}{}", stdout(&out), stderr(&out));
+    assert!(
+        out.status.success(),
+        "make install-helm: {}{}",
+        stdout(&out),
+        stderr(&out)
+    );
     let archive = f.archive_path("good");
-    assert_eq!(f.server.requests(), [archive.clone(), format!("{archive}.sha256sum")]);
+    assert_eq!(
+        f.server.requests(),
+        [archive.clone(), format!("{archive}.sha256sum")]
+    );
     let bin = f.dir.join("bin");
     let fetched = format!("helm-{}", f.version);
     assert_eq!(entries(&bin), ["helm".to_string(), fetched.clone()]);
-    assert_eq!(std::fs::read_link(bin.join("helm")).unwrap(), PathBuf::from(&fetched));
-    assert_eq!(sha256(&bin.join(&fetched)), sha256(&f.helm), "not the served helm");
-    assert!(std::fs::metadata(bin.join(&fetched)).unwrap().permissions().mode() & 0o111 != 0);
+    assert_eq!(
+        std::fs::read_link(bin.join("helm")).unwrap(),
+        PathBuf::from(&fetched)
+    );
+    assert_eq!(
+        sha256(&bin.join(&fetched)),
+        sha256(&f.helm),
+        "not the served helm"
+    );
+    assert!(
+        std::fs::metadata(bin.join(&fetched))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o111
+            != 0
+    );
     let minor = f.version.rsplit_once('.').unwrap().0;
-    let ran = f.helm(&bin.join("helm"), &["version", "--template", "{{.Version}}"]);
+    let ran = f.helm(
+        &bin.join("helm"),
+        &["version", "--template", "{{.Version}}"],
+    );
     assert!(ran.status.success(), "helm version: {}", stderr(&ran));
     assert!(stdout(&ran).starts_with(minor), "{}", stdout(&ran));
 
@@ -232,10 +282,23 @@ fn install_helm_fetches_checks_and_reuses_helm_without_go() {
 
     // The fetched helm lints and renders the chart.
     let lint = f.helm(&bin.join("helm"), &["lint", "dist/chart"]);
-    assert!(lint.status.success(), "helm lint: {}{}", stdout(&lint), stderr(&lint));
+    assert!(
+        lint.status.success(),
+        "helm lint: {}{}",
+        stdout(&lint),
+        stderr(&lint)
+    );
     let template = f.helm(&bin.join("helm"), &["template", "fleet", "dist/chart"]);
-    assert!(template.status.success(), "helm template: {}", stderr(&template));
-    assert!(stdout(&template).contains("kind: Deployment"), "{}", stdout(&template));
+    assert!(
+        template.status.success(),
+        "helm template: {}",
+        stderr(&template)
+    );
+    assert!(
+        stdout(&template).contains("kind: Deployment"),
+        "{}",
+        stdout(&template)
+    );
 
     // A helm on PATH wins over LOCALBIN's and is used without fetching, by
     // every helm target (a stand-in that prints how it was called).
@@ -243,12 +306,21 @@ fn install_helm_fetches_checks_and_reuses_helm_without_go() {
     std::fs::create_dir(&stub).unwrap();
     std::fs::write(stub.join("helm"), "#!/bin/sh\necho \"stub helm $*\"\n").unwrap();
     std::fs::set_permissions(stub.join("helm"), std::fs::Permissions::from_mode(0o755)).unwrap();
-    let targets = ["helm-status", "helm-history", "helm-rollback", "helm-uninstall"];
+    let targets = [
+        "helm-status",
+        "helm-history",
+        "helm-rollback",
+        "helm-uninstall",
+    ];
     let out = f.make(&targets, "good", "bin-unused", Some(&stub));
     assert!(out.status.success(), "make {targets:?}: {}", stderr(&out));
     for command in ["status", "history", "rollback", "uninstall"] {
         let line = format!("stub helm {command} fleet --namespace fleet-system");
-        assert!(stdout(&out).contains(&line), "{line:?} not in:\n{}", stdout(&out));
+        assert!(
+            stdout(&out).contains(&line),
+            "{line:?} not in:\n{}",
+            stdout(&out)
+        );
     }
     assert_eq!(f.server.requests().len(), 2, "a helm on PATH was fetched");
     assert!(entries(&f.dir.join("bin-unused")).is_empty());
@@ -270,5 +342,24 @@ fn install_helm_refuses_an_archive_whose_sha256_differs() {
     for needle in ["sha256", "refused", "HELM_DOWNLOAD_URL", archive.as_str()] {
         assert!(refusals[0].contains(needle), "{needle:?} not in: {message}");
     }
-    assert_eq!(entries(&f.dir.join("bin")), Vec::<String>::new(), "something was kept");
+    assert_eq!(
+        entries(&f.dir.join("bin")),
+        Vec::<String>::new(),
+        "something was kept"
+    );
+}
+
+#[test]
+#[ignore = "needs Go for actionlint and a helm build; run by scripts/test-all"]
+fn the_chart_workflow_sets_up_no_go_and_passes_actionlint() {
+    let (_tmp, dir) = project();
+    let path = dir.join(".github/workflows/test-chart.yml");
+    let workflow = std::fs::read_to_string(&path).unwrap();
+    for absent in ["setup-go", "go-version-file", "go.mod"] {
+        assert!(!workflow.contains(absent), "{absent:?} in:\n{workflow}");
+    }
+    assert!(workflow.contains("make install-helm\n"), "{workflow}");
+    if let Err(problems) = check_workflow(&actionlint(), &path) {
+        panic!("actionlint {ACTIONLINT_VERSION} rejects the Rust chart workflow:\n{problems}");
+    }
 }

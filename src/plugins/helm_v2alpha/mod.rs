@@ -325,7 +325,9 @@ fn is_go(project: &ProjectFile) -> Result<bool> {
         return Ok(true);
     }
     let chain = Chain::from_layout(&project.layout)?;
-    Ok(chain.layout().is_none_or(|layout| layout.language() == "go"))
+    Ok(chain
+        .layout()
+        .is_none_or(|layout| layout.language() == "go"))
 }
 
 /// The folder of the files a project whose layout is not Go's gets besides:
@@ -351,7 +353,11 @@ fn plan_project_files(
         });
     }
     let force = ctx.request.force;
-    let folders = if go { &["edit/project"][..] } else { &["edit/project", WITHOUT_GO_DIR] };
+    let folders = if go {
+        &["edit/project"][..]
+    } else {
+        &["edit/project", WITHOUT_GO_DIR]
+    };
     for folder in folders {
         templates.plan_tree_with(folder, context, &[], &mut out.plan, |file, plan| {
             file.forced(force).plan(plan)
