@@ -775,6 +775,32 @@ fn a_rust_projects_helm_targets_and_workflow_need_no_go() {
         "{helm}"
     );
     assert!(script.contains("sha256"), "{script}");
+    // The workflow lints the chart of a checkout: git must not ignore it.
+    run_ok_quiet(&dir, "git", &["init", "-q"]);
+    let ignored = |path: &str| {
+        std::process::Command::new("git")
+            .args(["check-ignore", "-q", path])
+            .current_dir(&dir)
+            .status()
+            .expect("git runs")
+            .success()
+    };
+    assert!(!ignored("dist/chart/Chart.yaml"), "git ignores the chart");
+    assert!(ignored("bin/helm"), "git does not ignore bin/");
+}
+
+/// Runs `program args` in `dir` and panics unless it succeeds.
+fn run_ok_quiet(dir: &Path, program: &str, args: &[&str]) {
+    let out = std::process::Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("starts");
+    assert!(
+        out.status.success(),
+        "{program} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
