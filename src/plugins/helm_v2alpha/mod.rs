@@ -9,7 +9,9 @@
 //! helpers, NOTES.txt and the default network policies and ServiceMonitor
 //! come from this plugin's own templates; values.yaml holds the manager's
 //! settings read from the output. The project also gets Helm targets in its
-//! Makefile and `.github/workflows/test-chart.yml`.
+//! Makefile and `.github/workflows/test-chart.yml`; where the layout is not
+//! Go's, `make install-helm` runs `hack/install-helm.sh` (helm from PATH, else
+//! its release archive fetched and checksum-checked) and nothing needs Go.
 //!
 //! Re-running rewrites the templates built from the output. Chart.yaml is
 //! never rewritten; values.yaml, `.helmignore`, `_helpers.tpl`, NOTES.txt,
