@@ -363,3 +363,41 @@ fn the_chart_workflow_sets_up_no_go_and_passes_actionlint() {
         panic!("actionlint {ACTIONLINT_VERSION} rejects the Rust chart workflow:\n{problems}");
     }
 }
+
+#[test]
+#[ignore = "needs make, bash, curl, tar, gzip, sha256sum and a helm build; run by scripts/test-all"]
+fn install_helm_refuses_a_bad_version_or_helm_in_one_line() {
+    let f = fixture();
+    let cases = [
+        ("HELM_VERSION=3.22", vec!["'3.22'", "HELM_VERSION"]),
+        (
+            "HELM=/nowhere/helm",
+            vec!["HELM=/nowhere/helm", "does not run"],
+        ),
+    ];
+    for (setting, needles) in cases {
+        let out = f.make(&["install-helm", setting], "good", "bin", None);
+        assert!(!out.status.success(), "{setting} was accepted");
+        let message = stderr(&out);
+        let refusals: Vec<&str> = message
+            .lines()
+            .filter(|l| l.starts_with("install-helm:"))
+            .collect();
+        assert_eq!(
+            refusals.len(),
+            1,
+            "{setting}: one refusal line expected:\n{message}"
+        );
+        for needle in needles {
+            assert!(refusals[0].contains(needle), "{needle:?} not in: {message}");
+        }
+    }
+    assert!(
+        f.server.requests().is_empty(),
+        "a refusal fetched something"
+    );
+    assert!(
+        entries(&f.dir.join("bin")).is_empty(),
+        "a refusal installed something"
+    );
+}
