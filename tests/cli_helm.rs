@@ -723,3 +723,104 @@ fn the_manager_deployment_is_found_as_kubebuilder_finds_it() {
         ],
     );
 }
+
+/// A rust/v1-alpha project named fleet, after `edit --plugins helm/v2-alpha`
+/// on the fixture's kustomize output.
+fn rust_fleet() -> (tempfile::TempDir, PathBuf) {
+    let (tmp, dir) = empty_project_dir("fleet");
+    kb_ok(
+        &dir,
+        &words("init --plugins rust/v1-alpha --domain example.com --owner Tester"),
+    );
+    std::fs::create_dir_all(dir.join("dist")).unwrap();
+    std::fs::write(dir.join("dist/install.yaml"), fixture()).unwrap();
+    kb_ok(&dir, &words("edit --plugins helm/v2-alpha"));
+    (tmp, dir)
+}
+
+#[test]
+fn a_rust_projects_helm_targets_and_workflow_need_no_go() {
+    let (_tmp, dir) = rust_fleet();
+    let makefile = read(&dir, "Makefile");
+    let helm = &makefile[makefile.find("\n##@ Helm\n").expect("a Helm section")..];
+    let workflow = read(&dir, ".github/workflows/test-chart.yml");
+    let script = read(&dir, "hack/install-helm.sh");
+    let mut settings = insta::Settings::clone_current();
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| {
+        insta::assert_snapshot!("rust_helm__Makefile_helm_section", helm);
+        insta::assert_snapshot!("rust_helm__.github__workflows__test-chart.yml", workflow);
+        insta::assert_snapshot!("rust_helm__hack__install-helm.sh", script);
+    });
+    for text in [helm, workflow.as_str()] {
+        for go in ["go install", "go env", "setup-go", "go.mod"] {
+            assert!(!text.contains(go), "{go:?} in:\n{text}");
+        }
+    }
+    // Every target that runs helm gets one first.
+    for target in [
+        "helm-deploy",
+        "helm-uninstall",
+        "helm-status",
+        "helm-history",
+        "helm-rollback",
+    ] {
+        assert!(
+            helm.contains(&format!("\n{target}: install-helm ")),
+            "{target}: {helm}"
+        );
+    }
+    assert!(
+        helm.contains("\nHELM_DOWNLOAD_URL ?= https://get.helm.sh\n"),
+        "{helm}"
+    );
+    assert!(script.contains("sha256"), "{script}");
+    // The workflow lints the chart of a checkout: git must not ignore it.
+    run_ok_quiet(&dir, "git", &["init", "-q"]);
+    let ignored = |path: &str| {
+        std::process::Command::new("git")
+            .args(["check-ignore", "-q", path])
+            .current_dir(&dir)
+            .status()
+            .expect("git runs")
+            .success()
+    };
+    assert!(!ignored("dist/chart/Chart.yaml"), "git ignores the chart");
+    assert!(ignored("bin/helm"), "git does not ignore bin/");
+}
+
+/// Runs `program args` in `dir` and panics unless it succeeds.
+fn run_ok_quiet(dir: &Path, program: &str, args: &[&str]) {
+    let out = std::process::Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("starts");
+    assert!(
+        out.status.success(),
+        "{program} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn a_go_projects_install_helm_still_builds_helm_with_go() {
+    let (_tmp, dir) = fleet();
+    kb_ok(&dir, &words("edit --plugins helm/v2-alpha"));
+    let makefile = read(&dir, "Makefile");
+    let helm = &makefile[makefile.find("\n##@ Helm\n").expect("a Helm section")..];
+    let workflow = read(&dir, ".github/workflows/test-chart.yml");
+    let mut settings = insta::Settings::clone_current();
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| {
+        insta::assert_snapshot!("go_helm__Makefile_helm_section", helm);
+        insta::assert_snapshot!("go_helm__.github__workflows__test-chart.yml", workflow);
+    });
+    assert!(
+        makefile.contains("\tgo install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION); \\\n"),
+        "{makefile}"
+    );
+    assert!(makefile.contains("\nhelm-status: ## "), "{makefile}");
+    assert!(!makefile.contains("HELM_DOWNLOAD_URL"), "{makefile}");
+    assert!(!dir.join("hack/install-helm.sh").exists());
+}

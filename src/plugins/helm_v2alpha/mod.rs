@@ -9,7 +9,9 @@
 //! helpers, NOTES.txt and the default network policies and ServiceMonitor
 //! come from this plugin's own templates; values.yaml holds the manager's
 //! settings read from the output. The project also gets Helm targets in its
-//! Makefile and `.github/workflows/test-chart.yml`.
+//! Makefile and `.github/workflows/test-chart.yml`; where the layout is not
+//! Go's, `make install-helm` runs `hack/install-helm.sh` (helm from PATH, else
+//! its release archive fetched and checksum-checked) and nothing needs Go.
 //!
 //! Re-running rewrites the templates built from the output. Chart.yaml is
 //! never rewritten; values.yaml, `.helmignore`, `_helpers.tpl`, NOTES.txt,
@@ -27,6 +29,7 @@ mod manifests;
 mod objects;
 mod values;
 
+use super::chain::Chain;
 use super::flags::args_of;
 use super::{EditContext, EditHook, Output, Plugin, Role};
 use crate::machinery::rewrite::read_if_present;
@@ -145,6 +148,8 @@ impl Helm {
         context.insert("name", &name);
         context.insert("chart_dir", &settings.chart_dir());
         context.insert("helm_version", HELM_VERSION);
+        let go = is_go(ctx.project)?;
+        context.insert("go", &go);
         let manifests = match manifests_text(ctx, &settings, out, missing)? {
             Some(text) => Some(Manifests::parse(&text, &settings.manifests)?),
             None => None,
@@ -155,7 +160,7 @@ impl Helm {
             None => ctx.project.resources.iter().any(|r| r.webhooks.is_some()),
         };
         context.insert("webhooks", &webhooks);
-        plan_project_files(ctx, &templates, &context, out)?;
+        plan_project_files(ctx, &templates, &context, go, out)?;
         if let (Some(manifests), Some(values)) = (manifests, values) {
             context.insert("v", &values);
             plan_chart(ctx, &settings, &manifests, &templates, context, out, &name)?;
@@ -313,12 +318,32 @@ fn chart_name(project: &ProjectFile) -> Result<String> {
     }
 }
 
+/// Whether the project's layout is written in Go (or PROJECT names no layout
+/// this tool knows the language of). A Go project's `make install-helm`
+/// builds helm with `go install`; any other fetches helm's release archive
+/// with `hack/install-helm.sh`, and its chart workflow sets up no Go.
+fn is_go(project: &ProjectFile) -> Result<bool> {
+    if project.layout.is_empty() {
+        return Ok(true);
+    }
+    let chain = Chain::from_layout(&project.layout)?;
+    Ok(chain
+        .layout()
+        .is_none_or(|layout| layout.language() == "go"))
+}
+
+/// The folder of the files a project whose layout is not Go's gets besides:
+/// the script `make install-helm` runs.
+const WITHOUT_GO_DIR: &str = "edit/project-without-go";
+
 /// The Makefile's Helm targets (once: a Makefile that has `helm-deploy`
-/// keeps its own) and the chart's workflow.
+/// keeps its own), the chart's workflow and, outside Go, the script that
+/// fetches helm.
 fn plan_project_files(
     ctx: &EditContext,
     templates: &Templates,
     context: &Context,
+    go: bool,
     out: &mut Output,
 ) -> Result<()> {
     let makefile = read_if_present(ctx.dir, Path::new("Makefile"))?;
@@ -330,9 +355,17 @@ fn plan_project_files(
         });
     }
     let force = ctx.request.force;
-    templates.plan_tree_with("edit/project", context, &[], &mut out.plan, |file, plan| {
-        file.forced(force).plan(plan)
-    })
+    let folders = if go {
+        &["edit/project"][..]
+    } else {
+        &["edit/project", WITHOUT_GO_DIR]
+    };
+    for folder in folders {
+        templates.plan_tree_with(folder, context, &[], &mut out.plan, |file, plan| {
+            file.forced(force).plan(plan)
+        })?;
+    }
+    Ok(())
 }
 
 /// Every file of the chart named `name`.
