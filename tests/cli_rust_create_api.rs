@@ -314,10 +314,6 @@ fn bad_external_flags_change_nothing() {
             &["acme_types", "not in Cargo.toml", "--external-api-module"],
         ),
         (
-            "--external-api-path acme_types::v1 --external-api-module acme-types@path:../nowhere",
-            &["../nowhere", "no Cargo.toml"],
-        ),
-        (
             "--external-api-path acme_types::v1 --external-api-module acme-types@1 --external-api-domain Acme_IO",
             &["\"Acme_IO\"", "DNS-1123"],
         ),
@@ -334,4 +330,45 @@ fn bad_external_flags_change_nothing() {
         ),
         &["--resource=false"],
     );
+}
+
+/// `alpha generate` re-creates external types as PROJECT records them:
+/// same Rust paths, same Cargo.toml, file for file.
+#[test]
+fn alpha_generate_gives_external_types_back() {
+    let (tmp, dir) = empty_project_dir("guestbook");
+    let crate_dir = tmp.path().join("acme-types");
+    std::fs::create_dir_all(&crate_dir).unwrap();
+    std::fs::write(
+        crate_dir.join("Cargo.toml"),
+        "[package]\nname = \"acme-types\"\nversion = \"0.1.0\"\n",
+    )
+    .unwrap();
+    kb_ok(
+        &dir,
+        &words("init --plugins rust/v1-alpha --domain example.com --owner Tester"),
+    );
+    for line in [
+        "create api --group widgets --version v1 --kind Widget --resource=false --controller --external-api-path acme_types::v1 --external-api-module acme-types@path:../acme-types --external-api-domain acme.io",
+        "create webhook --group widgets --version v1 --kind Widget --defaulting --external-api-domain acme.io",
+        "create webhook --group cert-manager --version v1 --kind Issuer --programmatic-validation --external-api-path cert_types::v1 --external-api-module cert-types@0.3 --external-api-domain io",
+    ] {
+        kb_ok(&dir, &words(line));
+    }
+    let printed = kb_ok(
+        tmp.path(),
+        &words("alpha generate --input-dir guestbook --output-dir regenerated"),
+    );
+    assert!(printed.contains("no file differs"), "{printed}");
+    let (original, regenerated) = (
+        snapshot_tree(&dir),
+        snapshot_tree(&tmp.path().join("regenerated")),
+    );
+    assert_eq!(
+        original.keys().collect::<Vec<_>>(),
+        regenerated.keys().collect::<Vec<_>>()
+    );
+    for (path, bytes) in &original {
+        assert!(regenerated[path] == *bytes, "{} differs", path.display());
+    }
 }

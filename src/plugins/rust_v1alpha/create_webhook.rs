@@ -105,7 +105,7 @@ pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
 
     let mut cargo = with_webhook_dependencies(&read_cargo_toml(ctx)?)?;
     if let Origin::External(external) = &resource.origin {
-        cargo = external::with_crate(ctx.dir, &cargo, external)?;
+        cargo = external::with_crate(&cargo, external)?;
     }
     plan.push(Change::Write {
         path: "Cargo.toml".into(),

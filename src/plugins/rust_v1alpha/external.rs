@@ -166,7 +166,7 @@ fn is_version_requirement(text: &str) -> bool {
 /// Plans the Cargo.toml edit the external type needs (see [`with_crate`]).
 pub(super) fn plan_dependency(dir: &Path, external: &ExternalApi, plan: &mut Plan) -> Result<()> {
     let text = read_cargo_toml(dir)?;
-    let contents = with_crate(dir, &text, external)?;
+    let contents = with_crate(&text, external)?;
     if contents != text {
         plan.push(Change::Write {
             path: "Cargo.toml".into(),
@@ -176,11 +176,11 @@ pub(super) fn plan_dependency(dir: &Path, external: &ExternalApi, plan: &mut Pla
     Ok(())
 }
 
-/// Cargo.toml `text` of the project at `dir` with the external type's crate
+/// Cargo.toml `text` with the external type's crate
 /// in `[dependencies]` (through toml_edit, the rest of the file kept); without
 /// `--external-api-module`, refuses a crate that is not there already. A
 /// type of the project's own crate (`crate::…`) needs nothing.
-pub(super) fn with_crate(dir: &Path, text: &str, external: &ExternalApi) -> Result<String> {
+pub(super) fn with_crate(text: &str, external: &ExternalApi) -> Result<String> {
     let root = external.path.split("::").next().unwrap_or_default();
     if root == "crate" {
         return Ok(text.to_string());
@@ -197,15 +197,9 @@ pub(super) fn with_crate(dir: &Path, text: &str, external: &ExternalApi) -> Resu
     let spec = parse_crate_spec(&external.module)?;
     match &spec.source {
         Source::Version(version) => cargo_toml::with_dependency(text, &spec.name, version, &[]),
-        Source::Path(path) => {
-            if !dir.join(path).join("Cargo.toml").is_file() {
-                bail!(
-                    "--external-api-module {:?}: no crate at {path} (no Cargo.toml there, relative to the project)",
-                    external.module
-                );
-            }
-            cargo_toml::with_path_dependency(text, &spec.name, path)
-        }
+        // Not checked for a crate there: `alpha generate` scaffolds in a
+        // directory of its own, from which the path may lead nowhere.
+        Source::Path(path) => cargo_toml::with_path_dependency(text, &spec.name, path),
     }
 }
 

@@ -106,7 +106,8 @@ impl CreateApiHook for RustBase {
         resource: &mut Resource,
     ) -> Result<()> {
         names::check_resource_modules(resource)?;
-        if shape_external(project, flags, resource)? {
+        // An external type replayed from PROJECT keeps its recorded path.
+        if resource.external || shape_external(project, flags, resource)? {
             return Ok(());
         }
         check_k8s_openapi_module(resource)?;
