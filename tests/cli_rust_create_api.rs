@@ -253,7 +253,11 @@ fn a_controller_for_an_external_type_records_it_and_adds_its_crate() {
     let added = "acme-types = { path = \"crates/acme-types\" }\n";
     let edited = read(&dir, "Cargo.toml");
     assert_eq!(edited.matches(added).count(), 1, "{edited}");
-    assert_eq!(edited.replacen(added, "", 1), cargo, "only the line is added");
+    assert_eq!(
+        edited.replacen(added, "", 1),
+        cargo,
+        "only the line is added"
+    );
     let project = read(&dir, "PROJECT");
     assert!(
         project.contains(
@@ -262,7 +266,10 @@ fn a_controller_for_an_external_type_records_it_and_adds_its_crate() {
         "{project}"
     );
     let controller = read(&dir, "src/controller/widget.rs");
-    assert!(controller.contains("use acme_types::v1::Widget;"), "{controller}");
+    assert!(
+        controller.contains("use acme_types::v1::Widget;"),
+        "{controller}"
+    );
     assert!(controller.contains("\"widgets.acme.io\""), "{controller}");
     assert!(!dir.join("src/api/v1").exists(), "no API type of its own");
 

@@ -407,7 +407,10 @@ fn external_types_get_webhooks_on_their_crates_types() {
         "impl Defaulter for Issuer {",
         "\"apiVersion\": \"cert-manager.io/v1\"",
     ] {
-        assert!(issuer_rs.contains(needle), "{needle:?} not in:\n{issuer_rs}");
+        assert!(
+            issuer_rs.contains(needle),
+            "{needle:?} not in:\n{issuer_rs}"
+        );
     }
 
     let crate_dir = dir.join("acme-types");

@@ -75,7 +75,8 @@ const RECONCILED: &str = "acme.io/reconciled";
 
 /// The scaffolded reconcile of a type from another crate, and the user's
 /// version of it: annotate the Widget.
-const SCAFFOLDED: &str = "pub async fn reconcile(widget: Arc<Widget>, _ctx: Arc<Context>) -> Result<Action, Error> {
+const SCAFFOLDED: &str =
+    "pub async fn reconcile(widget: Arc<Widget>, _ctx: Arc<Context>) -> Result<Action, Error> {
     tracing::info!(name = %widget.name_any(), \"reconciling\");
     Ok(Action::await_change())";
 const EDITED: &str = "pub async fn reconcile(widget: Arc<Widget>, ctx: Arc<Context>) -> Result<Action, Error> {
@@ -211,7 +212,11 @@ fn grow_the_tests(dir: &Path) {
 
     std::fs::write(dir.join("tests/webhooks/foreign.rs"), FOREIGN_TESTS).unwrap();
     let main = dir.join("tests/webhooks/main.rs");
-    insert_above(&main, "// +kubebuilder:scaffold:test-modules", "mod foreign;");
+    insert_above(
+        &main,
+        "// +kubebuilder:scaffold:test-modules",
+        "mod foreign;",
+    );
     for call in [
         "    foreign::pod_gets_the_default(&client).await;",
         "    foreign::deployment_is_validated(&client).await;",
@@ -227,7 +232,10 @@ fn check_manifests(dir: &Path) {
     let read = |path: &str| std::fs::read_to_string(dir.join(path)).unwrap();
     let role = read("config/rbac/role.yaml");
     for needle in ["- \"\"\n  resources:\n  - pods\n", "- widgets.acme.io\n"] {
-        assert!(role.contains(needle), "{needle:?} not in role.yaml:\n{role}");
+        assert!(
+            role.contains(needle),
+            "{needle:?} not in role.yaml:\n{role}"
+        );
     }
     assert!(!role.contains("''"), "{role}");
     let webhooks = read("config/webhook/manifests.yaml");
@@ -257,7 +265,10 @@ fn built_in_and_external_types_get_controllers_and_webhooks_the_api_server_calls
         write_acme_types(&acme);
         rust_project::scaffold(&dir, SEQUENCE);
         let cargo = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
-        assert!(cargo.contains("acme-types = { path = \"../acme-types\" }"), "{cargo}");
+        assert!(
+            cargo.contains("acme-types = { path = \"../acme-types\" }"),
+            "{cargo}"
+        );
         grow_the_tests(&dir);
     });
     step("make manifests: \"\" for the core group", || {
@@ -267,7 +278,12 @@ fn built_in_and_external_types_get_controllers_and_webhooks_the_api_server_calls
     step(
         "cargo test: the API server calls the webhooks; the Widget controller reconciles",
         || {
-            let out = run(&env, &dir, "cargo", &["test", "--lib", "--test", "webhooks"]);
+            let out = run(
+                &env,
+                &dir,
+                "cargo",
+                &["test", "--lib", "--test", "webhooks"],
+            );
             for test in [
                 "the_api_server_calls_the_webhooks",
                 "webhook::v1::widget::tests::defaulting_fills_in_the_label_and_keeps_a_given_one",

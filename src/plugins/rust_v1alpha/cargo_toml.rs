@@ -192,7 +192,10 @@ mod tests {
             out.ends_with("acme-types = { path = \"../acme-types\" }\n"),
             "{out}"
         );
-        assert_eq!(with_path_dependency(&out, "acme-types", "../x").unwrap(), out);
+        assert_eq!(
+            with_path_dependency(&out, "acme-types", "../x").unwrap(),
+            out
+        );
         assert!(has_dependency(&out, "acme_types").unwrap());
         assert!(!has_dependency(CARGO, "acme_types").unwrap());
     }

@@ -264,7 +264,8 @@ mod tests {
     #[test]
     fn external_types_are_named_by_their_rust_path() {
         let project = project(false);
-        let mut resource = Resource::new(&project, "cert-manager", "v1", "Certificate", None, false);
+        let mut resource =
+            Resource::new(&project, "cert-manager", "v1", "Certificate", None, false);
         let external = crate::resource::ExternalApi {
             path: "cert_types::v1".into(),
             domain: "io".into(),

@@ -228,7 +228,11 @@ pub(super) fn type_modules(external: &ExternalApi, crate_name: &str) -> (String,
 mod tests {
     use super::*;
 
-    fn options(path: Option<&str>, module: Option<&str>, domain: Option<&str>) -> ExternalApiOptions {
+    fn options(
+        path: Option<&str>,
+        module: Option<&str>,
+        domain: Option<&str>,
+    ) -> ExternalApiOptions {
         ExternalApiOptions {
             external_api_path: path.map(str::to_string),
             external_api_module: module.map(str::to_string),
@@ -249,7 +253,14 @@ mod tests {
             parse_crate_spec("acme-types@path:../acme").unwrap().source,
             Source::Path("../acme".into())
         );
-        for bad in ["acme-types", "acme@", "acme@path:", "@1", "1acme@1", "acme@latest"] {
+        for bad in [
+            "acme-types",
+            "acme@",
+            "acme@path:",
+            "@1",
+            "1acme@1",
+            "acme@latest",
+        ] {
             let err = parse_crate_spec(bad).unwrap_err().to_string();
             assert!(err.contains(bad) && !err.contains('\n'), "{err}");
         }
@@ -257,12 +268,25 @@ mod tests {
 
     #[test]
     fn paths_must_be_rust_module_paths_in_the_named_crate() {
-        let ok = external_api(&options(Some("acme_types::v1"), Some("acme-types@1"), Some("io")))
-            .unwrap()
-            .unwrap();
-        assert_eq!((ok.path.as_str(), ok.domain.as_str()), ("acme_types::v1", "io"));
+        let ok = external_api(&options(
+            Some("acme_types::v1"),
+            Some("acme-types@1"),
+            Some("io"),
+        ))
+        .unwrap()
+        .unwrap();
+        assert_eq!(
+            (ok.path.as_str(), ok.domain.as_str()),
+            ("acme_types::v1", "io")
+        );
         assert!(external_api(&options(Some("crate::certs::v1"), None, None)).is_ok());
-        for bad in ["acme-types::v1", "acme::type", "crate", "a::::b", "github.com/x/y"] {
+        for bad in [
+            "acme-types::v1",
+            "acme::type",
+            "crate",
+            "a::::b",
+            "github.com/x/y",
+        ] {
             let err = external_api(&options(Some(bad), None, None))
                 .unwrap_err()
                 .to_string();
