@@ -199,6 +199,11 @@ fn plugin_flags_show_in_the_help_of_the_commands_they_hook() {
         assert!(help.contains(flag), "{flag} not in create api --help");
     }
     assert!(!help.contains("--repo"), "--repo belongs to init only");
+    // A flag of both layouts carries both meanings.
+    assert!(
+        help.contains("; in a Rust project, the Rust path of the module holding the type"),
+        "{help}"
+    );
 }
 
 #[test]

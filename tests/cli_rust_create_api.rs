@@ -287,3 +287,159 @@ fn an_older_projects_controllers_get_the_finalizer_conversion_above_their_tests(
     };
     assert_eq!(rest(&old, (start, end)), rest(&new, (new_start, new_end)));
 }
+
+/// `--external-api-*` in a Rust project: a controller for a type of
+/// another crate (a path dependency, then a registry one), recorded in
+/// PROJECT as kubebuilder records an external type with the Rust path as
+/// `path`, and the crate added to Cargo.toml with every other byte kept.
+#[test]
+fn a_controller_for_an_external_type_records_it_and_adds_its_crate() {
+    let (_tmp, dir) = rust_project("guestbook", &[]);
+    let crate_dir = dir.join("crates/acme-types");
+    std::fs::create_dir_all(&crate_dir).unwrap();
+    std::fs::write(
+        crate_dir.join("Cargo.toml"),
+        "[package]\nname = \"acme-types\"\nversion = \"0.1.0\"\n",
+    )
+    .unwrap();
+    // The user's own touches, which the edit must keep.
+    let cargo = read(&dir, "Cargo.toml").replace(
+        "[dependencies]\n",
+        "[dependencies]   # mine\n# a note of mine\n",
+    );
+    std::fs::write(dir.join("Cargo.toml"), &cargo).unwrap();
+    kb_ok(
+        &dir,
+        &words(
+            "create api --group widgets --version v1 --kind Widget --resource=false --controller --external-api-path acme_types::v1 --external-api-module acme-types@path:crates/acme-types --external-api-domain acme.io",
+        ),
+    );
+    let added = "acme-types = { path = \"crates/acme-types\" }\n";
+    let edited = read(&dir, "Cargo.toml");
+    assert_eq!(edited.matches(added).count(), 1, "{edited}");
+    assert_eq!(
+        edited.replacen(added, "", 1),
+        cargo,
+        "only the line is added"
+    );
+    let project = read(&dir, "PROJECT");
+    assert!(
+        project.contains(
+            "- controller: true\n  domain: acme.io\n  external: true\n  group: widgets\n  kind: Widget\n  module: acme-types@path:crates/acme-types\n  path: acme_types::v1\n  version: v1\n"
+        ),
+        "{project}"
+    );
+    let controller = read(&dir, "src/controller/widget.rs");
+    assert!(
+        controller.contains("use acme_types::v1::Widget;"),
+        "{controller}"
+    );
+    assert!(controller.contains("\"widgets.acme.io\""), "{controller}");
+    assert!(!dir.join("src/api/v1").exists(), "no API type of its own");
+
+    // A registry crate: `<crate>@<version>`.
+    kb_ok(
+        &dir,
+        &words(
+            "create api --group cert-manager --version v1 --kind Certificate --resource=false --controller --external-api-path cert_types::v1 --external-api-module cert-types@0.3 --external-api-domain io",
+        ),
+    );
+    let edited_again = read(&dir, "Cargo.toml");
+    assert_eq!(
+        edited_again.replacen("cert-types = \"0.3\"\n", "", 1),
+        edited,
+        "{edited_again}"
+    );
+    assert!(read(&dir, "PROJECT").contains("  module: cert-types@0.3\n  path: cert_types::v1\n"));
+}
+
+/// Bad external flags are refused in one line, nothing written.
+#[test]
+fn bad_external_flags_change_nothing() {
+    let (_tmp, dir) = rust_project("guestbook", &[]);
+    let create = ["create", "api"];
+    let api = "--group widgets --version v1 --kind Widget --resource=false --controller";
+    for (flags, needles) in [
+        (
+            "--external-api-domain acme.io",
+            &["--external-api-domain", "needs --external-api-path"][..],
+        ),
+        (
+            "--external-api-module acme-types@1",
+            &["--external-api-module", "needs --external-api-path"],
+        ),
+        (
+            "--external-api-path acme_types::v1 --external-api-module acme-types",
+            &["\"acme-types\"", "<crate>@<version>", "<crate>@path:<dir>"],
+        ),
+        (
+            "--external-api-path github.com/acme/types/v1 --external-api-module acme-types@1",
+            &["\"github.com/acme/types/v1\"", "Rust path"],
+        ),
+        (
+            "--external-api-path other::v1 --external-api-module acme-types@1",
+            &["\"other::v1\"", "acme_types::"],
+        ),
+        (
+            "--external-api-path acme_types::v1",
+            &["acme_types", "not in Cargo.toml", "--external-api-module"],
+        ),
+        (
+            "--external-api-path acme_types::v1 --external-api-module acme-types@1 --external-api-domain Acme_IO",
+            &["\"Acme_IO\"", "DNS-1123"],
+        ),
+    ] {
+        let args = format!("{api} {flags}");
+        assert_refused(&dir, &create, &words(&args), needles);
+    }
+    // An external type brings no API type of this project.
+    assert_refused(
+        &dir,
+        &create,
+        &words(
+            "--group widgets --version v1 --kind Widget --resource --controller --external-api-path acme_types::v1 --external-api-module acme-types@1",
+        ),
+        &["--resource=false"],
+    );
+}
+
+/// `alpha generate` re-creates external types as PROJECT records them:
+/// same Rust paths, same Cargo.toml, file for file.
+#[test]
+fn alpha_generate_gives_external_types_back() {
+    let (tmp, dir) = empty_project_dir("guestbook");
+    let crate_dir = tmp.path().join("acme-types");
+    std::fs::create_dir_all(&crate_dir).unwrap();
+    std::fs::write(
+        crate_dir.join("Cargo.toml"),
+        "[package]\nname = \"acme-types\"\nversion = \"0.1.0\"\n",
+    )
+    .unwrap();
+    kb_ok(
+        &dir,
+        &words("init --plugins rust/v1-alpha --domain example.com --owner Tester"),
+    );
+    for line in [
+        "create api --group widgets --version v1 --kind Widget --resource=false --controller --external-api-path acme_types::v1 --external-api-module acme-types@path:../acme-types --external-api-domain acme.io",
+        "create webhook --group widgets --version v1 --kind Widget --defaulting --external-api-domain acme.io",
+        "create webhook --group cert-manager --version v1 --kind Issuer --programmatic-validation --external-api-path cert_types::v1 --external-api-module cert-types@0.3 --external-api-domain io",
+    ] {
+        kb_ok(&dir, &words(line));
+    }
+    let printed = kb_ok(
+        tmp.path(),
+        &words("alpha generate --input-dir guestbook --output-dir regenerated"),
+    );
+    assert!(printed.contains("no file differs"), "{printed}");
+    let (original, regenerated) = (
+        snapshot_tree(&dir),
+        snapshot_tree(&tmp.path().join("regenerated")),
+    );
+    assert_eq!(
+        original.keys().collect::<Vec<_>>(),
+        regenerated.keys().collect::<Vec<_>>()
+    );
+    for (path, bytes) in &original {
+        assert!(regenerated[path] == *bytes, "{} differs", path.display());
+    }
+}

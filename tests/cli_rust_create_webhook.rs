@@ -378,3 +378,91 @@ fn built_in_types_get_webhooks_on_k8s_openapis_types() {
         assert!(project.contains(needle), "{needle:?} not in:\n{project}");
     }
 }
+
+/// Webhooks for an external type: one not in PROJECT yet (recorded with
+/// `external`, `domain`, `module` and the Rust `path`, as kubebuilder
+/// records it, its crate added to Cargo.toml), and one whose controller was
+/// created first (picked by --external-api-domain, its record kept).
+#[test]
+fn external_types_get_webhooks_on_their_crates_types() {
+    let (_tmp, dir) = rust_project("guestbook", &[]);
+    kb_ok(
+        &dir,
+        &words(
+            "create webhook --group cert-manager --version v1 --kind Issuer --defaulting --external-api-path cert_types::v1 --external-api-module cert-types@0.3 --external-api-domain io",
+        ),
+    );
+    let project = read(&dir, "PROJECT");
+    let issuer = "- domain: io\n  external: true\n  group: cert-manager\n  kind: Issuer\n  module: cert-types@0.3\n  path: cert_types::v1\n  version: v1\n  webhooks:\n    defaulting: true\n    webhookVersion: v1\n";
+    assert!(project.contains(issuer), "{project}");
+    let cargo = read(&dir, "Cargo.toml");
+    assert!(cargo.contains("\ncert-types = \"0.3\"\n"), "{cargo}");
+    assert!(cargo.contains("\njson-patch = "), "{cargo}");
+    let issuer_rs = read(&dir, "src/webhook/v1/issuer.rs");
+    for needle in [
+        "use cert_types::v1::Issuer;",
+        "AdmissionWebhook::defaulting::<Issuer>(",
+        "\"/mutate-cert-manager-io-v1-issuer\"",
+        "(\"cert-manager.io\", \"v1\", \"issuers\")",
+        "impl Defaulter for Issuer {",
+        "\"apiVersion\": \"cert-manager.io/v1\"",
+    ] {
+        assert!(
+            issuer_rs.contains(needle),
+            "{needle:?} not in:\n{issuer_rs}"
+        );
+    }
+
+    let crate_dir = dir.join("acme-types");
+    std::fs::create_dir_all(&crate_dir).unwrap();
+    std::fs::write(
+        crate_dir.join("Cargo.toml"),
+        "[package]\nname = \"acme-types\"\nversion = \"0.1.0\"\n",
+    )
+    .unwrap();
+    kb_ok(
+        &dir,
+        &words(
+            "create api --group widgets --version v1 --kind Widget --resource=false --controller --external-api-path acme_types::v1 --external-api-module acme-types@path:acme-types --external-api-domain acme.io",
+        ),
+    );
+    kb_ok(
+        &dir,
+        &words(
+            "create webhook --group widgets --version v1 --kind Widget --programmatic-validation --external-api-domain acme.io",
+        ),
+    );
+    let project = read(&dir, "PROJECT");
+    let widget = "- controller: true\n  domain: acme.io\n  external: true\n  group: widgets\n  kind: Widget\n  module: acme-types@path:acme-types\n  path: acme_types::v1\n  version: v1\n  webhooks:\n    validation: true\n    webhookVersion: v1\n";
+    assert!(project.contains(widget), "{project}");
+    assert!(read(&dir, "src/webhook/v1/widget.rs").contains("impl Validator for Widget {"));
+    assert!(!dir.join("tests/webhooks").exists(), "unit tests only");
+}
+
+/// Bad external flags on `create webhook` are refused in one line.
+#[test]
+fn bad_external_flags_on_a_webhook_change_nothing() {
+    let (_tmp, dir) = rust_project("guestbook", &[]);
+    let create = ["create", "webhook"];
+    let hook = "--group widgets --version v1 --kind Widget --defaulting";
+    for (flags, needles) in [
+        (
+            "--external-api-module acme-types@1",
+            &["--external-api-module", "needs --external-api-path"][..],
+        ),
+        (
+            "--external-api-path acme_types::v1 --external-api-module acme-types@",
+            &["\"acme-types@\"", "<crate>@path:<dir>"],
+        ),
+        (
+            "--external-api-path acme_types::v1",
+            &["acme_types", "not in Cargo.toml"],
+        ),
+        (
+            "--external-api-path acme_types::type --external-api-module acme-types@1",
+            &["\"acme_types::type\"", "Rust path"],
+        ),
+    ] {
+        assert_refused(&dir, &create, &words(&format!("{hook} {flags}")), needles);
+    }
+}

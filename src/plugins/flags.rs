@@ -132,18 +132,33 @@ fn args_of_plugin(plugin: &dyn Plugin, hook: Hook) -> Vec<clap::Arg> {
 }
 
 /// Every plugin flag on `hook`'s command, once each, with the keys of the
-/// plugins that declare it.
+/// plugins that declare it; a flag two layouts give different meanings has
+/// both helps, joined by `; `.
 pub fn plugin_args(hook: Hook) -> Vec<(Vec<&'static str>, clap::Arg)> {
     let mut args: Vec<(Vec<&'static str>, clap::Arg)> = Vec::new();
     for plugin in PLUGINS {
         for arg in args_of_plugin(*plugin, hook) {
             match args.iter_mut().find(|(_, a)| a.get_id() == arg.get_id()) {
-                Some((plugins, _)) => plugins.push(plugin.key()),
+                Some((plugins, known)) => {
+                    plugins.push(plugin.key());
+                    *known = with_both_helps(known, &arg);
+                }
                 None => args.push((vec![plugin.key()], arg)),
             }
         }
     }
     args
+}
+
+/// `known` with the help of `other` (the same flag of another plugin)
+/// added, when it says something else.
+fn with_both_helps(known: &clap::Arg, other: &clap::Arg) -> clap::Arg {
+    match (known.get_help(), other.get_help()) {
+        (Some(first), Some(second)) if first.to_string() != second.to_string() => {
+            known.clone().help(format!("{first}; {second}"))
+        }
+        _ => known.clone(),
+    }
 }
 
 /// The flags of the typed options `T`, for a hook's `args`. They take

@@ -65,6 +65,15 @@ pub fn build_manager(env: &Env, dir: &Path) -> PathBuf {
     copy
 }
 
+/// [`run`] holding the lock of [`build_manager`]: for a command that builds
+/// a binary of the shared target directory and runs it from there (`make
+/// manifests` runs `cargo run --bin manifests`), which another project's
+/// build could replace in between.
+pub fn run_locked(env: &Env, dir: &Path, program: &str, args: &[&str]) -> String {
+    let _lock = ManagerBuildLock::take();
+    run(env, dir, program, args)
+}
+
 /// Starts `binary` (from [`build_manager`]) with `args` on `env`'s cluster,
 /// its output in `log`; interrupted when the returned value drops.
 pub fn start_manager(env: &Env, binary: &Path, args: &[&str], log: &Path) -> Background {

@@ -33,11 +33,7 @@ fn dependency(
     default_features: bool,
 ) -> Result<String> {
     let mut doc = parse(text)?;
-    let deps = doc
-        .entry("dependencies")
-        .or_insert_with(toml_edit::table)
-        .as_table_like_mut()
-        .context("Cargo.toml: [dependencies] is not a table")?;
+    let deps = dependencies(&mut doc)?;
     match deps.get_mut(name) {
         None => {
             let mut entry = InlineTable::new();
@@ -58,6 +54,39 @@ fn dependency(
         Some(item) => add_features(item, features)?,
     }
     Ok(doc.to_string())
+}
+
+/// `Cargo.toml` text with `name` as a dependency on the crate in the
+/// directory `path` (`name = { path = "../name" }`); an existing entry is
+/// left as it is.
+pub fn with_path_dependency(text: &str, name: &str, path: &str) -> Result<String> {
+    let mut doc = parse(text)?;
+    let deps = dependencies(&mut doc)?;
+    if deps.get(name).is_none() {
+        let mut entry = InlineTable::new();
+        entry.insert("path", path.into());
+        deps.insert(name, value(entry));
+    }
+    Ok(doc.to_string())
+}
+
+/// Whether `[dependencies]` has the crate whose identifier in code is
+/// `ident` (`acme_types` for the package `acme-types`).
+pub fn has_dependency(text: &str, ident: &str) -> Result<bool> {
+    let doc = parse(text)?;
+    let found = doc
+        .get("dependencies")
+        .and_then(Item::as_table_like)
+        .is_some_and(|deps| deps.iter().any(|(name, _)| name.replace('-', "_") == ident));
+    Ok(found)
+}
+
+/// The `[dependencies]` table, created when missing.
+fn dependencies(doc: &mut DocumentMut) -> Result<&mut dyn toml_edit::TableLike> {
+    doc.entry("dependencies")
+        .or_insert_with(toml_edit::table)
+        .as_table_like_mut()
+        .context("Cargo.toml: [dependencies] is not a table")
 }
 
 /// `Cargo.toml` text with a `[[bin]]` target `name` built from `path`,
@@ -153,5 +182,21 @@ mod tests {
         );
         assert_eq!(with_binary(&out, "tool", "src/bin/tool.rs").unwrap(), out);
         assert!(with_dependency("[dependencies", "a", "1", &[]).is_err());
+    }
+
+    #[test]
+    fn a_path_dependency_is_added_once_and_found() {
+        let out = with_path_dependency(CARGO, "acme-types", "../acme-types").unwrap();
+        assert!(out.starts_with(CARGO.trim_end()), "{out}");
+        assert!(
+            out.ends_with("acme-types = { path = \"../acme-types\" }\n"),
+            "{out}"
+        );
+        assert_eq!(
+            with_path_dependency(&out, "acme-types", "../x").unwrap(),
+            out
+        );
+        assert!(has_dependency(&out, "acme_types").unwrap());
+        assert!(!has_dependency(CARGO, "acme_types").unwrap());
     }
 }

@@ -5,7 +5,7 @@
 //! `scaffolds/rust/v1-alpha/create-api/fragments.toml`.
 
 use super::names::{controller_module, crate_ident, module_ident, own_api_module, snake_case};
-use super::{TEMPLATE_DIR, base_context, read_rust_header};
+use super::{TEMPLATE_DIR, base_context, external, read_rust_header};
 use crate::machinery::{Context, Fragments, Plan, Templates, path_vars};
 use crate::plugins::ApiContext;
 use crate::project::ProjectFile;
@@ -29,6 +29,11 @@ struct ApiView {
     crd_path: String,
     /// The API group in RBAC rules (empty for the core group).
     rbac_group: String,
+    /// The type comes from another crate (k8s-openapi's built-in types, an
+    /// external type): it has no status or finalizer of this project's.
+    foreign: bool,
+    /// `group/version` of the type, as objects of it name it (`apiVersion`).
+    api_version: String,
 }
 
 /// The controller, as templates see it (`controller.*`).
@@ -104,7 +109,8 @@ pub fn plan(ctx: &ApiContext, plan: &mut Plan) -> Result<()> {
         }
         render.files("create-api/controller", plan)?;
         render.fragments("controller", plan)?;
-        if !ctx.resource.core {
+        // Only a kind of the project's own runs kube's finalizer helper.
+        if matches!(ctx.resource.origin, Origin::Own) {
             render.fragments("finalizer", plan)?;
         }
         if own_controller {
@@ -168,7 +174,8 @@ fn api_view(resource: &Resource, project: &ProjectFile) -> ApiView {
             let module = format!("k8s_openapi::api::{}::{}", core.package, resource.version);
             (module.clone(), module)
         }
-        _ => (
+        Origin::External(external) => external::type_modules(external, &crate_name),
+        Origin::Own => (
             format!("crate::{own_module}"),
             format!("{crate_name}::{own_module}"),
         ),
@@ -185,6 +192,17 @@ fn api_view(resource: &Resource, project: &ProjectFile) -> ApiView {
         external_module,
         crd_path,
         rbac_group: resource.qualified_group.clone(),
+        foreign: !matches!(resource.origin, Origin::Own),
+        api_version: api_version(resource),
+    }
+}
+
+/// `group/version` of the resource's objects (`v1` in the core group).
+pub(super) fn api_version(resource: &Resource) -> String {
+    if resource.qualified_group.is_empty() {
+        resource.version.clone()
+    } else {
+        format!("{}/{}", resource.qualified_group, resource.version)
     }
 }
 
@@ -246,6 +264,25 @@ mod tests {
         assert_eq!(view.rbac_group, "apps");
         let resource = Resource::new(&project, "core", "v1", "Pod", None, false);
         assert_eq!(api_view(&resource, &project).rbac_group, "");
+    }
+
+    #[test]
+    fn external_types_are_named_by_their_rust_path() {
+        let project = project(false);
+        let mut resource =
+            Resource::new(&project, "cert-manager", "v1", "Certificate", None, false);
+        let external = crate::resource::ExternalApi {
+            path: "cert_types::v1".into(),
+            domain: "io".into(),
+            module: "cert-types@1".into(),
+        };
+        resource.set_origin(Origin::External(external), "example.com");
+        let view = api_view(&resource, &project);
+        assert_eq!(view.type_module, "cert_types::v1");
+        assert_eq!(view.external_module, "cert_types::v1");
+        assert_eq!(view.rbac_group, "cert-manager.io");
+        assert_eq!(view.api_version, "cert-manager.io/v1");
+        assert!(view.foreign);
     }
 
     #[test]

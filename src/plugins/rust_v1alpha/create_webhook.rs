@@ -9,13 +9,13 @@
 
 use super::create_api::Render;
 use super::names::{crate_ident, module_ident, own_api_module, snake_case, type_module};
-use super::{TEMPLATE_DIR, base_context, cargo_toml, read_rust_header, versions};
+use super::{TEMPLATE_DIR, base_context, cargo_toml, external, read_rust_header, versions};
 use crate::machinery::{Change, Fragments, Plan, Templates};
 use crate::plugins::WebhookContext;
 use crate::project::ProjectFile;
 use crate::project::bookkeeping::{self, WebhookOptions};
 use crate::resource::{Origin, Resource};
-use anyhow::{Context as _, Result, bail};
+use anyhow::{Context as _, Result};
 use serde::Serialize;
 
 /// The manager's module file, which declares its TLS module when it has one.
@@ -58,18 +58,19 @@ struct WebhookView {
     defaulting_path: String,
     /// The validating webhook's URL path.
     validation_path: String,
+    /// The type comes from another crate (k8s-openapi's built-in types, an
+    /// external type): webhooks on a label, unit tests only.
+    foreign: bool,
+    /// `group/version` of the type, as objects of it name it (`apiVersion`).
+    api_version: String,
 }
 
 /// Plans the Rust side of `create webhook`.
 pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
     let (project, resource, options) = (ctx.project, ctx.resource, ctx.options);
-    if let Origin::External(_) = resource.origin {
-        bail!(
-            "create webhook in the rust/v1-alpha layout takes the project's own APIs and Kubernetes built-in types (k8s-openapi's, e.g. --group core --version v1 --kind Pod); {} is an external type",
-            resource.gvk()
-        );
-    }
-    let core = matches!(resource.origin, Origin::Core(_));
+    // A type from another crate (k8s-openapi's or an external one) gets
+    // the webhooks of a built-in type.
+    let core = !matches!(resource.origin, Origin::Own);
     let multigroup = project.multigroup == Some(true);
     let webhook = webhook_view(resource, project, options);
     let group_dir = if multigroup {
@@ -102,9 +103,13 @@ pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
         vars: &vars,
     };
 
+    let mut cargo = with_webhook_dependencies(&read_cargo_toml(ctx)?)?;
+    if let Origin::External(external) = &resource.origin {
+        cargo = external::with_crate(&cargo, external)?;
+    }
     plan.push(Change::Write {
         path: "Cargo.toml".into(),
-        contents: with_webhook_dependencies(&read_cargo_toml(ctx)?)?,
+        contents: cargo,
     });
     render.files("create-webhook/server", plan)?;
     if !shared_tls {
@@ -298,7 +303,8 @@ fn webhook_view(
             let module = type_module(resource, project);
             (module.clone(), module)
         }
-        _ => (
+        Origin::External(external) => external::type_modules(external, &crate_name),
+        Origin::Own => (
             format!("crate::{api_module}"),
             format!("{crate_name}::{api_module}"),
         ),
@@ -323,6 +329,8 @@ fn webhook_view(
             .unwrap_or_else(|| format!("/validate-{path_stem}")),
         kind_module,
         path,
+        foreign: !matches!(resource.origin, Origin::Own),
+        api_version: super::create_api::api_version(resource),
     }
 }
 

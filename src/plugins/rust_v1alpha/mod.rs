@@ -12,6 +12,7 @@ pub mod cargo_toml;
 pub(crate) mod create_api;
 mod create_webhook;
 mod edit;
+mod external;
 mod metrics;
 mod names;
 mod places;
@@ -19,9 +20,11 @@ mod versions;
 
 pub use versions::{Versions, versions};
 
+use super::flags::args_of;
 use super::{
-    ApiContext, ApiTemplateContext, CreateApiHook, CreateWebhookHook, EditContext, EditHook, Flags,
-    InitContext, InitHook, Layout, License, Output, Plugin, Role, UpdateHook, WebhookContext,
+    ApiContext, ApiTemplateContext, CreateApiHook, CreateWebhookHook, DomainOption, EditContext,
+    EditHook, Flags, InitContext, InitHook, Layout, License, Output, Plugin, Role, UpdateHook,
+    WebhookContext,
 };
 use crate::machinery::steps::{Progress, Step};
 use crate::machinery::{Change, Context, Templates};
@@ -93,30 +96,62 @@ impl InitHook for RustBase {
 }
 
 impl CreateApiHook for RustBase {
+    fn args(&self) -> Vec<clap::Arg> {
+        args_of::<external::ExternalApiOptions>()
+    }
+
     fn shape_resource(
         &self,
         project: &ProjectFile,
-        _flags: &Flags,
+        flags: &Flags,
         resource: &mut Resource,
     ) -> Result<()> {
         names::check_resource_modules(resource)?;
+        // An external type replayed from PROJECT keeps its recorded path.
+        if resource.external || shape_external(project, flags, resource)? {
+            return Ok(());
+        }
         check_k8s_openapi_module(resource)?;
         resource.path = Some(names::type_module(resource, project));
         Ok(())
     }
 
     fn plan(&self, ctx: &ApiContext, out: &mut Output) -> Result<()> {
+        if let Origin::External(external) = &ctx.resource.origin {
+            external::plan_dependency(ctx.dir, external, &mut out.plan)?;
+        }
         create_api::plan(ctx, &mut out.plan)
     }
 }
 
 impl CreateWebhookHook for RustBase {
+    fn args(&self) -> Vec<clap::Arg> {
+        args_of::<external::ExternalApiOptions>()
+    }
+
+    fn domain_option(&self, flags: &Flags) -> Result<Option<DomainOption>> {
+        let options: external::ExternalApiOptions = flags.get()?;
+        Ok(Some(DomainOption {
+            name: "--external-api-domain",
+            value: options.external_api_domain,
+            describes_new_type: options.external_api_path.is_some(),
+        }))
+    }
+
     fn shape_resource(
         &self,
         project: &ProjectFile,
-        _flags: &Flags,
+        flags: &Flags,
         resource: &mut Resource,
     ) -> Result<()> {
+        // An external type PROJECT records keeps its recorded path and
+        // crate; the flags then only picked the entry.
+        if resource.external {
+            return Ok(());
+        }
+        if shape_external(project, flags, resource)? {
+            return names::check_resource_modules(resource);
+        }
         // A built-in type's webhook uses k8s-openapi's type, whose module
         // PROJECT records as `path`, as `create api` does.
         if matches!(resource.origin, Origin::Core(_)) {
@@ -129,6 +164,18 @@ impl CreateWebhookHook for RustBase {
     fn plan(&self, ctx: &WebhookContext, out: &mut Output) -> Result<()> {
         create_webhook::plan(ctx, &mut out.plan)
     }
+}
+
+/// Makes `resource` the external type the flags describe, if they describe
+/// one (PROJECT's `path` is then the Rust path given); says whether they did.
+fn shape_external(project: &ProjectFile, flags: &Flags, resource: &mut Resource) -> Result<bool> {
+    let options: external::ExternalApiOptions = flags.get()?;
+    let Some(external) = external::external_api(&options)? else {
+        return Ok(false);
+    };
+    let domain = project.domain.clone().unwrap_or_default();
+    resource.set_origin(Origin::External(external), &domain);
+    Ok(true)
 }
 
 impl EditHook for RustBase {

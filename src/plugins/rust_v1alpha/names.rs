@@ -9,7 +9,7 @@ use anyhow::{Result, bail};
 pub use crate::resource::naming::fnv1a_32;
 
 /// Words Rust reserves, which no module may be named.
-const KEYWORDS: &[&str] = &[
+pub(super) const KEYWORDS: &[&str] = &[
     "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "crate",
     "do", "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl",
     "in", "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref",
