@@ -7,9 +7,17 @@ use super::{kb_ok, output_ok, shared_tools_bin, words};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The cargo target directory every generated Rust project shares.
+/// The cargo target directory every generated Rust project of this test
+/// process shares: `$KUBEBUILDER_RS_RUST_TARGET` (scripts/test-all gives its
+/// second lane one of its own), else `rust-target` beside the tools dir.
+/// Each project's binaries are `target/debug/manager` and `manifests`, so two
+/// processes building different projects in one directory at once could run
+/// each other's.
 pub fn shared_target_dir() -> PathBuf {
-    shared_tools_bin().with_file_name("rust-target")
+    match std::env::var_os("KUBEBUILDER_RS_RUST_TARGET") {
+        Some(dir) => PathBuf::from(dir),
+        None => shared_tools_bin().with_file_name("rust-target"),
+    }
 }
 
 /// An environment for cargo and make in generated projects, on `plane` if any.
@@ -85,14 +93,15 @@ pub fn start_manager(env: &Env, binary: &Path, args: &[&str], log: &Path) -> Bac
     Background::logged(&mut command, log)
 }
 
-/// An exclusive lock on a file beside the shared target directory, held
-/// until dropped.
+/// An exclusive lock on a file beside the shared target directory (one lock
+/// per target directory), held until dropped.
 struct ManagerBuildLock(std::fs::File);
 
 impl ManagerBuildLock {
     fn take() -> Self {
         use std::os::fd::AsRawFd as _;
-        let path = shared_target_dir().with_file_name("rust-manager-build.lock");
+        let target = shared_target_dir();
+        let path = target.with_extension("lock");
         let file = std::fs::File::create(&path).expect("create the build lock");
         // SAFETY: flock on a descriptor this value owns.
         let taken = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
