@@ -191,18 +191,36 @@ fn bad_requests_are_refused_in_one_line() {
 #[test]
 fn the_project_infrastructure_is_rust_and_wired_to_make() {
     let (_tmp, dir) = init_rust(&[]);
-    let devcontainer = std::fs::read_to_string(dir.join(".devcontainer/devcontainer.json")).unwrap();
-    let json: serde_json::Value = serde_json::from_str(&devcontainer).expect("devcontainer.json is JSON");
+    let devcontainer =
+        std::fs::read_to_string(dir.join(".devcontainer/devcontainer.json")).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&devcontainer).expect("devcontainer.json is JSON");
     assert_eq!(json["name"], "guestbook");
     let image = json["image"].as_str().unwrap();
-    assert!(image.starts_with("rust:") && image.ends_with("-bookworm"), "{image}");
+    assert!(
+        image.starts_with("rust:") && image.ends_with("-bookworm"),
+        "{image}"
+    );
     assert!(json["features"]["ghcr.io/devcontainers/features/docker-in-docker:2"].is_object());
-    assert_eq!(json["onCreateCommand"], "bash .devcontainer/post-install.sh");
+    assert_eq!(
+        json["onCreateCommand"],
+        "bash .devcontainer/post-install.sh"
+    );
     let extensions = json["customizations"]["vscode"]["extensions"].to_string();
-    assert!(extensions.contains("rust-lang.rust-analyzer"), "{extensions}");
+    assert!(
+        extensions.contains("rust-lang.rust-analyzer"),
+        "{extensions}"
+    );
     let post_install = std::fs::read_to_string(dir.join(".devcontainer/post-install.sh")).unwrap();
-    for needle in ["rustup component add rustfmt clippy", "kind-linux-", "bin/linux/${arch}/kubectl"] {
-        assert!(post_install.contains(needle), "no {needle:?} in post-install.sh");
+    for needle in [
+        "rustup component add rustfmt clippy",
+        "kind-linux-",
+        "bin/linux/${arch}/kubectl",
+    ] {
+        assert!(
+            post_install.contains(needle),
+            "no {needle:?} in post-install.sh"
+        );
     }
     assert!(!post_install.contains("go version"));
     let syntax = std::process::Command::new("bash")
@@ -237,7 +255,10 @@ fn the_project_infrastructure_is_rust_and_wired_to_make() {
         ("test-e2e.yml", "make test-e2e"),
     ] {
         let text = std::fs::read_to_string(dir.join(".github/workflows").join(workflow)).unwrap();
-        assert!(text.contains(&format!("run: {step}\n")), "no `run: {step}` in {workflow}");
+        assert!(
+            text.contains(&format!("run: {step}\n")),
+            "no `run: {step}` in {workflow}"
+        );
         assert!(!text.contains("setup-go"), "{workflow} sets up Go");
     }
 }
