@@ -34,9 +34,21 @@ use std::time::Instant;
 
 const WORKFLOWS: &[&str] = &["lint.yml", "test.yml", "test-e2e.yml"];
 
-/// `make args` in `dir` on `env`'s cluster with the shared target dir.
+/// `make args` in `dir` on `env`'s cluster with the shared target dir,
+/// without what cargo sets for this test process (as the project's e2e
+/// suite runs make: build scripts that watch those variables would
+/// otherwise rebuild the project's dependencies at every step).
 fn make(env: &Env, dir: &Path, args: &[&str]) -> Output {
-    env.command(dir, "make", args)
+    let mut command = env.command(dir, "make", args);
+    for (key, _) in std::env::vars() {
+        let by_cargo = ["CARGO_PKG_", "CARGO_MANIFEST_", "CARGO_BIN_EXE_"]
+            .iter()
+            .any(|prefix| key.starts_with(prefix));
+        if by_cargo || ["CARGO", "CARGO_CRATE_NAME", "LD_LIBRARY_PATH"].contains(&key.as_str()) {
+            command.env_remove(&key);
+        }
+    }
+    command
         .env("CARGO_TARGET_DIR", shared_target_dir())
         .output()
         .expect("make starts")
