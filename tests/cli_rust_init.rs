@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{assert_refused, empty_project_dir, kb_ok, snapshot_tree, words};
+use common::{assert_refused, empty_project_dir, kb_ok, read, snapshot_tree, words};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -186,4 +186,87 @@ fn bad_requests_are_refused_in_one_line() {
         &["--plugins", "rust/v1-alpha,go/v4"],
         &["cannot hold both"],
     );
+}
+
+#[test]
+fn the_project_infrastructure_is_rust_and_wired_to_make() {
+    let (_tmp, dir) = init_rust(&[]);
+    let devcontainer =
+        std::fs::read_to_string(dir.join(".devcontainer/devcontainer.json")).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&devcontainer).expect("devcontainer.json is JSON");
+    assert_eq!(json["name"], "guestbook");
+    let image = json["image"].as_str().unwrap();
+    assert!(
+        image.starts_with("rust:") && image.ends_with("-bookworm"),
+        "{image}"
+    );
+    assert!(json["features"]["ghcr.io/devcontainers/features/docker-in-docker:2"].is_object());
+    assert_eq!(
+        json["onCreateCommand"],
+        "bash .devcontainer/post-install.sh"
+    );
+    let extensions = json["customizations"]["vscode"]["extensions"].to_string();
+    assert!(
+        extensions.contains("rust-lang.rust-analyzer"),
+        "{extensions}"
+    );
+    let post_install = std::fs::read_to_string(dir.join(".devcontainer/post-install.sh")).unwrap();
+    for needle in [
+        "rustup component add rustfmt clippy",
+        "kind-linux-",
+        "bin/linux/${arch}/kubectl",
+    ] {
+        assert!(
+            post_install.contains(needle),
+            "no {needle:?} in post-install.sh"
+        );
+    }
+    assert!(!post_install.contains("go version"));
+    let syntax = std::process::Command::new("bash")
+        .arg("-n")
+        .arg(dir.join(".devcontainer/post-install.sh"))
+        .status()
+        .unwrap();
+    assert!(syntax.success(), "post-install.sh is not valid bash");
+
+    let makefile = std::fs::read_to_string(dir.join("Makefile")).unwrap();
+    for needle in [
+        "KIND_CLUSTER ?= guestbook-test-e2e\n",
+        "\nsetup-test-e2e:",
+        "\ntest-e2e: setup-test-e2e manifests generate fmt vet ##",
+        "cargo test --test e2e -- --ignored",
+        "\ncleanup-test-e2e:",
+        "\nlint-config:",
+        "\nlint:",
+        "\nlint-fix:",
+    ]
+    .map(|n| n.replace("cargo test", "$(CARGO) test"))
+    {
+        assert!(makefile.contains(&needle), "no {needle:?} in the Makefile");
+    }
+    let suite = std::fs::read_to_string(dir.join("tests/e2e/main.rs")).unwrap();
+    assert!(suite.contains("#[ignore = \"needs a cluster: run by `make test-e2e`\"]"));
+    // `cargo test` does not even build it (one test binary fewer to link).
+    let manifest: toml_edit::DocumentMut = read(&dir, "Cargo.toml").parse().unwrap();
+    let e2e = manifest["test"]
+        .as_array_of_tables()
+        .and_then(|tests| tests.iter().find(|t| t["name"].as_str() == Some("e2e")))
+        .expect("a [[test]] named e2e");
+    assert_eq!(e2e["path"].as_str(), Some("tests/e2e/main.rs"));
+    assert_eq!(e2e["test"].as_bool(), Some(false));
+    for (workflow, step) in [
+        ("lint.yml", "cargo fmt --check"),
+        ("lint.yml", "make lint-config"),
+        ("lint.yml", "make lint"),
+        ("test.yml", "make test"),
+        ("test-e2e.yml", "make test-e2e"),
+    ] {
+        let text = std::fs::read_to_string(dir.join(".github/workflows").join(workflow)).unwrap();
+        assert!(
+            text.contains(&format!("run: {step}\n")),
+            "no `run: {step}` in {workflow}"
+        );
+        assert!(!text.contains("setup-go"), "{workflow} sets up Go");
+    }
 }
