@@ -22,7 +22,7 @@ use common::cluster::{
     objects, step, wait_until,
 };
 use common::grafana::{dashboard_problems, exported_names, metric_names, queries};
-use common::{empty_project_dir, kb_ok, shared_tools_bin, words};
+use common::{empty_project_dir, kb_ok, words};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -58,20 +58,7 @@ fn helm_binary() -> PathBuf {
         .last()
         .expect("a helm release")
         .to_string();
-    let binary = shared_tools_bin().join(format!("helm-{version}"));
-    if binary.is_file() {
-        return binary;
-    }
-    eprintln!("    building helm {version} from the module proxy");
-    let status = Command::new("go")
-        .args(["install", &format!("helm.sh/helm/v3/cmd/helm@{version}")])
-        .env("GOBIN", scratch.path())
-        .current_dir(scratch.path())
-        .status()
-        .expect("go starts");
-    assert!(status.success(), "building helm {version} failed");
-    std::fs::rename(scratch.path().join("helm"), &binary).unwrap();
-    binary
+    common::helm::helm_release(&version)
 }
 
 /// `kubebuilder-rs create api` for one kind of the ship group, without make.

@@ -17,7 +17,7 @@ mod common;
 
 use common::actionlint::{ACTIONLINT_VERSION, actionlint, check_workflow};
 use common::envtest_index::{Server, platform};
-use common::{empty_project_dir, kb_ok, shared_tools_bin, stderr, stdout, words};
+use common::{empty_project_dir, kb_ok, stderr, stdout, the_one_line, words};
 use std::collections::BTreeMap;
 use std::net::TcpListener;
 use std::os::unix::fs::PermissionsExt;
@@ -66,7 +66,7 @@ fn project() -> (tempfile::TempDir, PathBuf) {
 
 /// Serves helm's release of `version` for the project in `dir`.
 fn serve(tmp: tempfile::TempDir, dir: PathBuf, version: String) -> Fixture {
-    let helm = real_helm(&version);
+    let helm = common::helm::helm_release(&version);
     let (archive, hash) = served_archive(&helm, &version);
     let name = format!("helm-{version}-{}.tar.gz", platform());
     let wrong = format!(
@@ -102,26 +102,6 @@ fn makefile_value(dir: &Path, name: &str) -> String {
         .find_map(|l| l.strip_prefix(&prefix))
         .unwrap_or_else(|| panic!("no `{prefix}` in the Makefile"))
         .to_string()
-}
-
-/// The shared tools directory's helm of `version`, built with Go when
-/// missing.
-fn real_helm(version: &str) -> PathBuf {
-    let binary = shared_tools_bin().join(format!("helm-{version}"));
-    if binary.is_file() {
-        return binary;
-    }
-    eprintln!("    building helm {version} from the module proxy");
-    let scratch = tempfile::tempdir().unwrap();
-    let status = Command::new("go")
-        .args(["install", &format!("helm.sh/helm/v3/cmd/helm@{version}")])
-        .env("GOBIN", scratch.path())
-        .current_dir(scratch.path())
-        .status()
-        .expect("go starts");
-    assert!(status.success(), "building helm {version} failed");
-    std::fs::rename(scratch.path().join("helm"), &binary).unwrap();
-    binary
 }
 
 /// helm's release archive of this platform, holding `helm` as the real
@@ -333,14 +313,10 @@ fn install_helm_refuses_an_archive_whose_sha256_differs() {
     let out = f.make(&["install-helm"], "bad", "bin", None);
     assert!(!out.status.success(), "a wrong sha256 was accepted");
     let message = stderr(&out);
-    let refusals: Vec<&str> = message
-        .lines()
-        .filter(|l| l.starts_with("install-helm:"))
-        .collect();
-    assert_eq!(refusals.len(), 1, "one refusal line expected:\n{message}");
+    let refusal = the_one_line(&message, "install-helm:");
     let archive = f.archive_path("bad");
     for needle in ["sha256", "refused", "HELM_DOWNLOAD_URL", archive.as_str()] {
-        assert!(refusals[0].contains(needle), "{needle:?} not in: {message}");
+        assert!(refusal.contains(needle), "{needle:?} not in: {message}");
     }
     assert_eq!(
         entries(&f.dir.join("bin")),
@@ -379,17 +355,12 @@ fn install_helm_refuses_a_bad_version_or_helm_in_one_line() {
         let out = f.make(&["install-helm", setting], "good", "bin", None);
         assert!(!out.status.success(), "{setting} was accepted");
         let message = stderr(&out);
-        let refusals: Vec<&str> = message
-            .lines()
-            .filter(|l| l.starts_with("install-helm:"))
-            .collect();
-        assert_eq!(
-            refusals.len(),
-            1,
-            "{setting}: one refusal line expected:\n{message}"
-        );
+        let refusal = the_one_line(&message, "install-helm:");
         for needle in needles {
-            assert!(refusals[0].contains(needle), "{needle:?} not in: {message}");
+            assert!(
+                refusal.contains(needle),
+                "{setting}: {needle:?} not in: {message}"
+            );
         }
     }
     assert!(

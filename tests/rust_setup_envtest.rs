@@ -14,7 +14,7 @@
 mod common;
 
 use common::envtest_index::{Server, index, pinned_minor, platform, sha512, tar_gz};
-use common::{empty_project_dir, kb_ok, stderr, stdout, words};
+use common::{empty_project_dir, kb_ok, stderr, stdout, the_one_line, words};
 use std::collections::BTreeMap;
 use std::net::TcpListener;
 use std::os::unix::fs::PermissionsExt;
@@ -205,13 +205,9 @@ fn setup_envtest_refuses_an_archive_whose_sha512_differs() {
     let out = make(&f.dir, &["setup-envtest", &index], None);
     assert!(!out.status.success(), "a wrong sha512 was accepted");
     let message = stderr(&out);
-    let refusals: Vec<&str> = message
-        .lines()
-        .filter(|l| l.starts_with("setup-envtest:"))
-        .collect();
-    assert_eq!(refusals.len(), 1, "one refusal line expected:\n{message}");
+    let refusal = the_one_line(&message, "setup-envtest:");
     for needle in ["sha512", "refused", "ENVTEST_INDEX", &f.newest] {
-        assert!(refusals[0].contains(needle), "{needle:?} not in: {message}");
+        assert!(refusal.contains(needle), "{needle:?} not in: {message}");
     }
     assert_eq!(store(&f.dir), Vec::<String>::new(), "something was kept");
 }
@@ -228,12 +224,8 @@ fn setup_envtest_refuses_a_version_the_index_lacks() {
     );
     assert!(!out.status.success(), "a missing version was accepted");
     let message = stderr(&out);
-    let refusals: Vec<&str> = message
-        .lines()
-        .filter(|l| l.starts_with("setup-envtest:"))
-        .collect();
-    assert_eq!(refusals.len(), 1, "one refusal line expected:\n{message}");
-    assert!(refusals[0].contains("1.2") && refusals[0].contains("ENVTEST_K8S_VERSION"));
+    let refusal = the_one_line(&message, "setup-envtest:");
+    assert!(refusal.contains("1.2") && refusal.contains("ENVTEST_K8S_VERSION"));
     assert_eq!(f.server.requests(), ["/index.yaml"]);
     assert_eq!(store(&f.dir), Vec::<String>::new());
 }

@@ -7,6 +7,7 @@ pub mod deploy_image;
 pub mod envtest_index;
 pub mod external;
 pub mod grafana;
+pub mod helm;
 pub mod kill_points;
 pub mod kubebuilder;
 pub mod old_build;
@@ -323,4 +324,17 @@ pub fn snapshot_command(dir: &Path, prefix: &str, args: &[&str]) {
         }
         insta::assert_snapshot!(format!("{prefix}__edits"), edits);
     });
+}
+
+/// The one line of `message` that starts with `prefix` (a script's
+/// refusal, `install-helm: …`); panics, showing `message`, unless there is
+/// exactly one.
+pub fn the_one_line<'a>(message: &'a str, prefix: &str) -> &'a str {
+    let lines: Vec<&str> = message.lines().filter(|l| l.starts_with(prefix)).collect();
+    assert_eq!(
+        lines.len(),
+        1,
+        "one line starting {prefix:?} expected:\n{message}"
+    );
+    lines[0]
 }
