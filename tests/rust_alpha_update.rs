@@ -159,12 +159,15 @@ mod tests {
 }
 ",
     },
-    Edit::Append {
+    // Not at the end: the current Makefile adds definitions there.
+    Edit::Replace {
         path: "Makefile",
-        text: "
-.PHONY: fleet-report
+        anchor: "##@ Deployment\n",
+        with: ".PHONY: fleet-report
 fleet-report: ## Print the kinds of the sample objects.
 \t@grep -h '^kind:' config/samples/*.yaml
+
+##@ Deployment
 ",
     },
 ];

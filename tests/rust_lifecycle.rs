@@ -462,10 +462,12 @@ fn stuck_reconcile_bounds_the_shutdown(lab: &Lab, mut leader: Manager) {
         took >= Duration::from_secs(3) && took < Duration::from_secs(6),
         "exited {took:?} after SIGTERM"
     );
+    // The last log line; the frames of its stack trace (an error, in
+    // development) are tab-indented lines after it.
     let last = text
         .lines()
         .rev()
-        .find(|line| !line.trim().is_empty())
+        .find(|line| !line.trim().is_empty() && !line.starts_with('\t'))
         .unwrap_or_default();
     assert!(
         last.contains("graceful shutdown timed out") && last.contains("\"frigate\""),
