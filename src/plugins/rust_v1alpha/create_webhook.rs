@@ -231,8 +231,9 @@ fn read_cargo_toml(ctx: &WebhookContext) -> Result<String> {
 
 /// `Cargo.toml` text with what the webhook server needs: kube's admission
 /// types, the HTTP server (hyper; already there since the manager's
-/// servers use it), rustls (with ring, as kube uses it) and the JSON patch
-/// crate kube's admission types take.
+/// servers use it), rustls (with ring, as kube uses it), the JSON patch
+/// crate kube's admission types take and the YAML writer of
+/// config/webhook/manifests.yaml.
 fn with_webhook_dependencies(text: &str) -> Result<String> {
     let pinned = versions();
     let mut text = cargo_toml::with_dependency(text, "kube", pinned.get("kube"), &["admission"])?;
@@ -242,6 +243,7 @@ fn with_webhook_dependencies(text: &str) -> Result<String> {
     text = cargo_toml::with_dependency(&text, "hyper", pinned.get("hyper"), &server)?;
     text = cargo_toml::with_dependency(&text, "hyper-util", pinned.get("hyper_util"), &["tokio"])?;
     text = cargo_toml::with_dependency(&text, "json-patch", pinned.get("json_patch"), &[])?;
+    text = cargo_toml::with_dependency(&text, "serde-saphyr", pinned.get("serde_saphyr"), &[])?;
     let tls = ["ring", "tls12", "logging"];
     text = cargo_toml::with_dependency_without_defaults(
         &text,
