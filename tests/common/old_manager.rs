@@ -75,17 +75,18 @@ fn assert_removed(path: &Path, text: &str, names: &[&str]) {
     }
 }
 
-/// Takes the shared TLS module out of the rust/v1-alpha manager in `dir`
-/// (src/manager/tls.rs and its `pub mod tls;`), as in a manager scaffolded
-/// before the metrics server served HTTPS.
-pub fn rust_without_shared_tls(dir: &Path) {
-    std::fs::remove_file(dir.join("src/manager/tls.rs")).unwrap();
+/// Takes the module `name` (`tls` or `http_server`) out of the
+/// rust/v1-alpha manager in `dir`, as a manager made before the module
+/// existed lacks it: its file and its `pub mod` line.
+pub fn rust_without_manager_module(dir: &Path, name: &str) {
+    std::fs::remove_file(dir.join(format!("src/manager/{name}.rs"))).unwrap();
     let path = dir.join("src/manager/mod.rs");
     let text = std::fs::read_to_string(&path).unwrap();
+    let declaration = format!("pub mod {name};");
     let old: String = text
         .split_inclusive('\n')
-        .filter(|line| line.trim() != "pub mod tls;")
+        .filter(|line| line.trim() != declaration)
         .collect();
-    assert_removed(&path, &old, &["mod tls"]);
+    assert_removed(&path, &old, &[&format!("mod {name};")]);
     std::fs::write(&path, old).unwrap();
 }
