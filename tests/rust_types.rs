@@ -211,7 +211,7 @@ fn grow_the_tests(dir: &Path) {
     assert!(EDITED.contains(RECONCILED));
 
     std::fs::write(dir.join("tests/webhooks/foreign.rs"), FOREIGN_TESTS).unwrap();
-    let main = dir.join("tests/webhooks/main.rs");
+    let main = dir.join("tests/webhooks/mod.rs");
     insert_above(
         &main,
         "// +kubebuilder:scaffold:test-modules",
