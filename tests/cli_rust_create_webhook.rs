@@ -147,7 +147,7 @@ fn a_multigroup_project_nests_webhooks_by_group() {
         first_mate.contains("use crate::api::crew::v2;"),
         "{first_mate}"
     );
-    let tests = read(&dir, "tests/webhooks/main.rs");
+    let tests = read(&dir, "tests/webhooks/mod.rs");
     for needle in [
         "mod crew_first_mate_v1;",
         "crew_first_mate_v1::conversion_from_v2(&client).await;",
@@ -299,7 +299,10 @@ fn the_webhook_server_shares_the_managers_modules_when_it_has_them() {
         assert!(!old.join(&manager_module).exists());
         assert!(!old.join(format!("src/webhook/{kept}.rs")).exists());
         let server = read(&old, "src/webhook/mod.rs");
-        assert!(server.contains(&format!("\npub mod {module};\n")), "{server}");
+        assert!(
+            server.contains(&format!("\npub mod {module};\n")),
+            "{server}"
+        );
         let shared = format!("use crate::manager::{{Flags, Shutdown, {kept}}};");
         assert!(server.contains(&shared), "{module}: {server}");
     }
@@ -371,7 +374,7 @@ fn built_in_types_get_webhooks_on_k8s_openapis_types() {
         kb_ok(&only, &words(line));
     }
     assert!(read(&only, "tests/support/mod.rs").contains("pub struct ControlPlane"));
-    assert!(read(&only, "tests/webhooks/main.rs").contains("mod captain_v1;"));
+    assert!(read(&only, "tests/webhooks/mod.rs").contains("mod captain_v1;"));
     let project = read(&dir, "PROJECT");
     for needle in [
         "- controller: true\n  core: true\n  group: apps\n  kind: Deployment\n  path: k8s_openapi::api::apps::v1\n  version: v1\n  webhooks:\n    validation: true\n    webhookVersion: v1\n",

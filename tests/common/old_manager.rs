@@ -90,3 +90,37 @@ pub fn rust_without_manager_module(dir: &Path, name: &str) {
     assert_removed(&path, &old, &[&format!("mod {name};")]);
     std::fs::write(&path, old).unwrap();
 }
+
+/// Turns the integration suite `suite` (`controllers`, `webhooks`) of the
+/// rust/v1-alpha project in `dir` into a test binary of its own, as in a
+/// project made before tests/integration.rs: tests/<suite>/main.rs, which
+/// loads the shared support by path, and no `mod <suite>;` in
+/// tests/integration.rs (gone once it holds no suite).
+pub fn rust_with_suite_binary(dir: &Path, suite: &str) {
+    let module = dir.join(format!("tests/{suite}/mod.rs"));
+    let text = std::fs::read_to_string(&module).unwrap();
+    let own = text.replace(
+        "use crate::support;\n",
+        "#[path = \"../support/mod.rs\"]\nmod support;\n",
+    );
+    assert_ne!(own, text, "no shared support in {}", module.display());
+    std::fs::remove_file(&module).unwrap();
+    std::fs::write(dir.join(format!("tests/{suite}/main.rs")), own).unwrap();
+
+    let binary = dir.join("tests/integration.rs");
+    let text = std::fs::read_to_string(&binary).unwrap();
+    let declaration = format!("mod {suite};");
+    let rest: String = text
+        .split_inclusive('\n')
+        .filter(|line| line.trim() != declaration)
+        .collect();
+    assert_removed(&binary, &rest, &[&declaration]);
+    if rest
+        .lines()
+        .any(|line| line.starts_with("mod ") && line != "mod support;")
+    {
+        std::fs::write(&binary, rest).unwrap();
+    } else {
+        std::fs::remove_file(&binary).unwrap();
+    }
+}

@@ -9,6 +9,7 @@
 
 use super::create_api::Render;
 use super::names::{crate_ident, module_ident, own_api_module, snake_case, type_module};
+use super::test_suites::suite_file;
 use super::{TEMPLATE_DIR, base_context, cargo_toml, external, read_rust_header, versions};
 use crate::machinery::{Change, Fragments, Plan, Templates};
 use crate::plugins::WebhookContext;
@@ -81,7 +82,12 @@ pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
 
     let templates = Templates::load(
         TEMPLATE_DIR,
-        &["create-webhook", "init/src/manager", "test-support"],
+        &[
+            "create-webhook",
+            "init/src/manager",
+            "test-support",
+            "test-suite",
+        ],
     )?;
     let fragments = Fragments::load(TEMPLATE_DIR, "create-webhook")?;
     let shared_tls = manager_has_module(ctx.dir, "tls");
@@ -92,11 +98,16 @@ pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
     context.insert("manager_webhook_port", &ctx.manager_webhook_port);
     context.insert("shared_tls", &shared_tls);
     context.insert("shared_http", &shared_http);
+    context.insert(
+        "suite_module",
+        &(suite_file(ctx.dir, "webhooks") == "mod.rs"),
+    );
     let vars = [
         ("group_dir", group_dir.as_str()),
         ("version", resource.version.as_str()),
         ("kind", webhook.kind_module.as_str()),
         ("test", webhook.test_module.as_str()),
+        ("suite", suite_file(ctx.dir, "webhooks")),
     ];
     let render = Render {
         templates: &templates,
@@ -121,7 +132,8 @@ pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
         if !shared {
             plan.push(Change::CreateIfMissing {
                 path: format!("src/webhook/{module}.rs").into(),
-                contents: templates.render(&format!("{MANAGER_TEMPLATES}/{module}.rs.jinja"), &context)?,
+                contents: templates
+                    .render(&format!("{MANAGER_TEMPLATES}/{module}.rs.jinja"), &context)?,
             });
         }
     }
@@ -130,7 +142,7 @@ pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
         render.fragments("webhook-group", plan)?;
     }
     render.files("create-webhook/webhook", plan)?;
-    plan_test_files(&render, core, plan)?;
+    plan_test_files(&render, core, suite_file(ctx.dir, "webhooks"), plan)?;
     render.fragments("common", plan)?;
     if !core {
         render.fragments("integration-test", plan)?;
@@ -167,11 +179,15 @@ pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
 /// webhook server started for them and the kind's module. A built-in type
 /// gets none: a valid object of it (a Pod with containers, a Deployment
 /// with a selector) is the user's to write, so it has unit tests only.
-fn plan_test_files(render: &Render, core: bool, plan: &mut Plan) -> Result<()> {
+fn plan_test_files(render: &Render, core: bool, suite: &str, plan: &mut Plan) -> Result<()> {
     if core {
         return Ok(());
     }
     render.files("test-support", plan)?;
+    if suite == "mod.rs" {
+        render.files("test-suite", plan)?;
+        render.fragments("webhook-suite", plan)?;
+    }
     render.files("create-webhook/webhook-test", plan)
 }
 
