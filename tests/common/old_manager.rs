@@ -81,14 +81,19 @@ fn assert_removed(path: &Path, text: &str, names: &[&str]) {
 pub fn rust_without_manager_module(dir: &Path, name: &str) {
     std::fs::remove_file(dir.join(format!("src/manager/{name}.rs"))).unwrap();
     let path = dir.join("src/manager/mod.rs");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let declaration = format!("pub mod {name};");
-    let old: String = text
-        .split_inclusive('\n')
-        .filter(|line| line.trim() != declaration)
-        .collect();
+    let old = without_line(&path, &format!("pub mod {name};"));
     assert_removed(&path, &old, &[&format!("mod {name};")]);
     std::fs::write(&path, old).unwrap();
+}
+
+/// The text of the file at `path` without its lines that read `line`
+/// (leading and trailing blanks aside).
+fn without_line(path: &Path, line: &str) -> String {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .split_inclusive('\n')
+        .filter(|kept| kept.trim() != line)
+        .collect()
 }
 
 /// Turns the integration suite `suite` (`controllers`, `webhooks`) of the
@@ -108,12 +113,8 @@ pub fn rust_with_suite_binary(dir: &Path, suite: &str) {
     std::fs::write(dir.join(format!("tests/{suite}/main.rs")), own).unwrap();
 
     let binary = dir.join("tests/integration.rs");
-    let text = std::fs::read_to_string(&binary).unwrap();
     let declaration = format!("mod {suite};");
-    let rest: String = text
-        .split_inclusive('\n')
-        .filter(|line| line.trim() != declaration)
-        .collect();
+    let rest = without_line(&binary, &declaration);
     assert_removed(&binary, &rest, &[&declaration]);
     if rest
         .lines()
