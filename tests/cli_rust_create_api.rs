@@ -432,3 +432,52 @@ fn assert_alpha_generate_gives_back(parent: &Path, dir: &Path) {
         assert!(regenerated[path] == *bytes, "{} differs", path.display());
     }
 }
+
+/// The controllers' and the webhooks' integration suites are modules of one
+/// test binary, tests/integration.rs (cargo links it once). A project made
+/// before that binary keeps its suite as tests/controllers/main.rs, and
+/// the next controller's test goes there.
+#[test]
+fn integration_suites_share_one_test_binary_and_an_older_suite_stays() {
+    let api = "create api --group crew --version v1 --kind Captain --resource --controller";
+    let webhook = "create webhook --group crew --version v1 --kind Captain --defaulting";
+    let (_new_tmp, new) = rust_project("guestbook", &[api, webhook]);
+    let binary = read(&new, "tests/integration.rs");
+    assert!(
+        binary.contains("mod support;\nmod controllers;\nmod webhooks;\n"),
+        "{binary}"
+    );
+    for suite in ["controllers", "webhooks"] {
+        assert!(!new.join(format!("tests/{suite}/main.rs")).exists());
+        let module = read(&new, &format!("tests/{suite}/mod.rs"));
+        assert!(module.contains("\nuse crate::support;\n"), "{module}");
+        assert!(!module.contains("#[path"), "{module}");
+    }
+
+    let (_old_tmp, old) = rust_project("guestbook", &[api]);
+    common::old_manager::rust_with_suite_binary(&old, "controllers");
+    assert!(!old.join("tests/integration.rs").exists());
+    kb_ok(
+        &old,
+        &words("create api --group crew --version v1 --kind Mate --resource --controller"),
+    );
+    let suite = read(&old, "tests/controllers/main.rs");
+    for needle in [
+        "mod mate;",
+        "mate::reconciles(&client).await;",
+        "mod support;",
+    ] {
+        assert!(suite.contains(needle), "{needle:?} not in:\n{suite}");
+    }
+    assert!(!old.join("tests/controllers/mod.rs").exists());
+    assert!(!old.join("tests/integration.rs").exists());
+    // Its first webhook's suite starts the one binary.
+    kb_ok(&old, &words(webhook));
+    assert_eq!(
+        read(&old, "tests/integration.rs")
+            .lines()
+            .filter(|l| l.starts_with("mod "))
+            .collect::<Vec<_>>(),
+        ["mod support;", "mod webhooks;"]
+    );
+}

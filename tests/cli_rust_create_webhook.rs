@@ -147,7 +147,7 @@ fn a_multigroup_project_nests_webhooks_by_group() {
         first_mate.contains("use crate::api::crew::v2;"),
         "{first_mate}"
     );
-    let tests = read(&dir, "tests/webhooks/main.rs");
+    let tests = read(&dir, "tests/webhooks/mod.rs");
     for needle in [
         "mod crew_first_mate_v1;",
         "crew_first_mate_v1::conversion_from_v2(&client).await;",
@@ -269,38 +269,43 @@ fn webhook_port_is_used_only_with_a_manager_that_defines_it() {
     }
 }
 
-/// The webhook server uses the TLS module of a manager that has one
-/// (src/manager/tls.rs, shared with the metrics server: the project holds
-/// one copy); a manager made before that module existed gets the same
-/// module as src/webhook/tls.rs.
+/// The webhook server uses the TLS and HTTP server modules of a manager
+/// that has them (src/manager/tls.rs and src/manager/http_server.rs, shared
+/// with the metrics server: the project holds one copy of each); a manager
+/// made before a module existed gets the same module under src/webhook/.
 #[test]
-fn the_webhook_server_shares_the_managers_tls_module_when_it_has_one() {
+fn the_webhook_server_shares_the_managers_modules_when_it_has_them() {
     let api = "create api --group crew --version v1 --kind Captain --resource --controller";
     let webhook = "create webhook --group crew --version v1 --kind Captain --defaulting";
     let (_new_tmp, new) = rust_project("guestbook", &[api, webhook]);
-    let manager_tls = read(&new, "src/manager/tls.rs");
-    assert!(
-        !new.join("src/webhook/tls.rs").exists(),
-        "a second copy of tls.rs"
-    );
     let server = read(&new, "src/webhook/mod.rs");
-    assert!(!server.contains("pub mod tls;"), "{server}");
+    for module in ["tls", "http_server"] {
+        let copy = format!("src/webhook/{module}.rs");
+        assert!(!new.join(&copy).exists(), "a second copy: {copy}");
+        assert!(!server.contains(&format!("pub mod {module};")), "{server}");
+    }
     assert!(
-        server.contains("use crate::manager::{Flags, Shutdown, tls};"),
+        server.contains("use crate::manager::{Flags, Shutdown, tls, http_server};"),
         "{server}"
     );
 
-    let (_old_tmp, old) = rust_project("guestbook", &[api]);
-    old_manager::rust_without_shared_tls(&old);
-    kb_ok(&old, &words(webhook));
-    assert_eq!(read(&old, "src/webhook/tls.rs"), manager_tls);
-    let server = read(&old, "src/webhook/mod.rs");
-    assert!(server.contains("\npub mod tls;\n"), "{server}");
-    assert!(
-        server.contains("use crate::manager::{Flags, Shutdown};"),
-        "{server}"
-    );
-    assert!(!old.join("src/manager/tls.rs").exists());
+    for (module, kept) in [("tls", "http_server"), ("http_server", "tls")] {
+        let (_old_tmp, old) = rust_project("guestbook", &[api]);
+        old_manager::rust_without_manager_module(&old, module);
+        kb_ok(&old, &words(webhook));
+        let copy = format!("src/webhook/{module}.rs");
+        let manager_module = format!("src/manager/{module}.rs");
+        assert_eq!(read(&old, &copy), read(&new, &manager_module));
+        assert!(!old.join(&manager_module).exists());
+        assert!(!old.join(format!("src/webhook/{kept}.rs")).exists());
+        let server = read(&old, "src/webhook/mod.rs");
+        assert!(
+            server.contains(&format!("\npub mod {module};\n")),
+            "{server}"
+        );
+        let shared = format!("use crate::manager::{{Flags, Shutdown, {kept}}};");
+        assert!(server.contains(&shared), "{module}: {server}");
+    }
 }
 
 /// A built-in type's webhooks use k8s-openapi's type, are served on the
@@ -369,7 +374,7 @@ fn built_in_types_get_webhooks_on_k8s_openapis_types() {
         kb_ok(&only, &words(line));
     }
     assert!(read(&only, "tests/support/mod.rs").contains("pub struct ControlPlane"));
-    assert!(read(&only, "tests/webhooks/main.rs").contains("mod captain_v1;"));
+    assert!(read(&only, "tests/webhooks/mod.rs").contains("mod captain_v1;"));
     let project = read(&dir, "PROJECT");
     for needle in [
         "- controller: true\n  core: true\n  group: apps\n  kind: Deployment\n  path: k8s_openapi::api::apps::v1\n  version: v1\n  webhooks:\n    validation: true\n    webhookVersion: v1\n",

@@ -74,7 +74,8 @@ fn crate_versions_come_from_the_one_pinned_file() {
         ("k8s-openapi", "k8s_openapi"),
         ("tokio", "tokio"),
         ("schemars", "schemars"),
-        ("axum", "axum"),
+        ("hyper", "hyper"),
+        ("serde-saphyr", "serde_saphyr"),
     ] {
         let entry = &deps[dependency];
         let version = entry

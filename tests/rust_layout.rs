@@ -379,8 +379,9 @@ fn a_rust_project_builds_tests_and_runs_on_a_real_api_server() {
         || {
             let out = make_test_fetching_envtest(&dir, &offline);
             for test in [
-                "controllers_reconcile_against_a_real_api_server",
-                "the_api_server_calls_the_webhooks",
+                // The two suites of the one integration test binary.
+                "controllers::controllers_reconcile_against_a_real_api_server",
+                "webhooks::the_api_server_calls_the_webhooks",
                 // Built-in types' webhooks, on k8s-openapi's Pod and Deployment.
                 "webhook::core::v1::pod::tests::the_defaulting_patch_adds_only_the_default",
                 "webhook::apps::v1::deployment::tests::validation_refuses_an_empty_label",

@@ -201,8 +201,8 @@ fn insert_above(path: &Path, marker: &str, line: &str) {
     std::fs::write(path, edited).unwrap();
 }
 
-/// Edits the Widget reconcile and adds [`FOREIGN_TESTS`] to the webhook
-/// integration test.
+/// Edits the Widget reconcile (and its controller test) and adds
+/// [`FOREIGN_TESTS`] to the webhook integration test.
 fn grow_the_tests(dir: &Path) {
     let controller = dir.join("src/controller/widget.rs");
     let text = std::fs::read_to_string(&controller).unwrap();
@@ -210,8 +210,29 @@ fn grow_the_tests(dir: &Path) {
     std::fs::write(&controller, text.replace(SCAFFOLDED, EDITED)).unwrap();
     assert!(EDITED.contains(RECONCILED));
 
+    // The reconcile now writes the Widget, so its controller test creates
+    // it through the API first, as the scaffolded test's TODO says.
+    let test = dir.join("tests/controllers/widget.rs");
+    let text = std::fs::read_to_string(&test).unwrap();
+    let created = text
+        .replace("\"spec\": {},", "\"spec\": {\"size\": 3},")
+        .replace(
+        "    let context = Arc::new(",
+        "    crate::support::install_crd(client, <Widget as kube::CustomResourceExt>::crd()).await;
+    let object = kube::Api::<Widget>::namespaced(client.clone(), \"default\")
+        .create(&Default::default(), &object)
+        .await
+        .expect(\"the Widget is created\");
+    let context = Arc::new(",
+    );
+    assert!(
+        created.contains("install_crd") && created.contains("\"size\": 3"),
+        "{text}"
+    );
+    std::fs::write(&test, created).unwrap();
+
     std::fs::write(dir.join("tests/webhooks/foreign.rs"), FOREIGN_TESTS).unwrap();
-    let main = dir.join("tests/webhooks/main.rs");
+    let main = dir.join("tests/webhooks/mod.rs");
     insert_above(
         &main,
         "// +kubebuilder:scaffold:test-modules",
@@ -282,10 +303,11 @@ fn built_in_and_external_types_get_controllers_and_webhooks_the_api_server_calls
                 &env,
                 &dir,
                 "cargo",
-                &["test", "--lib", "--test", "webhooks"],
+                &["test", "--lib", "--test", "integration"],
             );
             for test in [
-                "the_api_server_calls_the_webhooks",
+                "webhooks::the_api_server_calls_the_webhooks",
+                "controllers::controllers_reconcile_against_a_real_api_server",
                 "webhook::v1::widget::tests::defaulting_fills_in_the_label_and_keeps_a_given_one",
                 "webhook::v1::widget::tests::validation_refuses_an_empty_label",
             ] {

@@ -75,17 +75,53 @@ fn assert_removed(path: &Path, text: &str, names: &[&str]) {
     }
 }
 
-/// Takes the shared TLS module out of the rust/v1-alpha manager in `dir`
-/// (src/manager/tls.rs and its `pub mod tls;`), as in a manager scaffolded
-/// before the metrics server served HTTPS.
-pub fn rust_without_shared_tls(dir: &Path) {
-    std::fs::remove_file(dir.join("src/manager/tls.rs")).unwrap();
+/// Takes the module `name` (`tls` or `http_server`) out of the
+/// rust/v1-alpha manager in `dir`, as a manager made before the module
+/// existed lacks it: its file and its `pub mod` line.
+pub fn rust_without_manager_module(dir: &Path, name: &str) {
+    std::fs::remove_file(dir.join(format!("src/manager/{name}.rs"))).unwrap();
     let path = dir.join("src/manager/mod.rs");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let old: String = text
-        .split_inclusive('\n')
-        .filter(|line| line.trim() != "pub mod tls;")
-        .collect();
-    assert_removed(&path, &old, &["mod tls"]);
+    let old = without_line(&path, &format!("pub mod {name};"));
+    assert_removed(&path, &old, &[&format!("mod {name};")]);
     std::fs::write(&path, old).unwrap();
+}
+
+/// The text of the file at `path` without its lines that read `line`
+/// (leading and trailing blanks aside).
+fn without_line(path: &Path, line: &str) -> String {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .split_inclusive('\n')
+        .filter(|kept| kept.trim() != line)
+        .collect()
+}
+
+/// Turns the integration suite `suite` (`controllers`, `webhooks`) of the
+/// rust/v1-alpha project in `dir` into a test binary of its own, as in a
+/// project made before tests/integration.rs: tests/<suite>/main.rs, which
+/// loads the shared support by path, and no `mod <suite>;` in
+/// tests/integration.rs (gone once it holds no suite).
+pub fn rust_with_suite_binary(dir: &Path, suite: &str) {
+    let module = dir.join(format!("tests/{suite}/mod.rs"));
+    let text = std::fs::read_to_string(&module).unwrap();
+    let own = text.replace(
+        "use crate::support;\n",
+        "#[path = \"../support/mod.rs\"]\nmod support;\n",
+    );
+    assert_ne!(own, text, "no shared support in {}", module.display());
+    std::fs::remove_file(&module).unwrap();
+    std::fs::write(dir.join(format!("tests/{suite}/main.rs")), own).unwrap();
+
+    let binary = dir.join("tests/integration.rs");
+    let declaration = format!("mod {suite};");
+    let rest = without_line(&binary, &declaration);
+    assert_removed(&binary, &rest, &[&declaration]);
+    if rest
+        .lines()
+        .any(|line| line.starts_with("mod ") && line != "mod support;")
+    {
+        std::fs::write(&binary, rest).unwrap();
+    } else {
+        std::fs::remove_file(&binary).unwrap();
+    }
 }

@@ -5,6 +5,7 @@
 //! `scaffolds/rust/v1-alpha/create-api/fragments.toml`.
 
 use super::names::{controller_module, crate_ident, module_ident, own_api_module, snake_case};
+use super::test_suites::suite_file;
 use super::{TEMPLATE_DIR, base_context, external, read_rust_header};
 use crate::machinery::{Context, Fragments, Plan, Templates, path_vars};
 use crate::plugins::ApiContext;
@@ -69,18 +70,23 @@ pub(crate) fn template_context(ctx: &ApiContext) -> (Context, Vec<(&'static str,
         ("kind", api.kind_module.clone()),
         ("controller", controller.module.clone()),
         ("test", controller.test_module.clone()),
+        ("suite", suite_file(ctx.dir, "controllers").to_string()),
     ];
     let mut context = base_context(project, &read_rust_header(ctx.dir));
     context.insert("resource", resource);
     context.insert("api", &api);
     context.insert("controller", &controller);
+    context.insert(
+        "suite_module",
+        &(suite_file(ctx.dir, "controllers") == "mod.rs"),
+    );
     (context, vars)
 }
 
 /// Plans the Rust side of `create api`.
 pub fn plan(ctx: &ApiContext, plan: &mut Plan) -> Result<()> {
     let multigroup = ctx.project.multigroup == Some(true);
-    let templates = Templates::load(TEMPLATE_DIR, &["create-api", "test-support"])?;
+    let templates = Templates::load(TEMPLATE_DIR, &["create-api", "test-support", "test-suite"])?;
     let fragments =
         Fragments::load(TEMPLATE_DIR, "create-api")?.with_places(super::places::PLACES)?;
     let (context, owned_vars) = template_context(ctx);
@@ -115,6 +121,10 @@ pub fn plan(ctx: &ApiContext, plan: &mut Plan) -> Result<()> {
         }
         if own_controller {
             render.files("test-support", plan)?;
+            if suite_file(ctx.dir, "controllers") == "mod.rs" {
+                render.files("test-suite", plan)?;
+                render.fragments("controller-suite", plan)?;
+            }
             render.files("create-api/controller-test", plan)?;
             render.fragments("controller-test", plan)?;
         }

@@ -9,6 +9,7 @@
 
 use super::create_api::Render;
 use super::names::{crate_ident, module_ident, own_api_module, snake_case, type_module};
+use super::test_suites::suite_file;
 use super::{TEMPLATE_DIR, base_context, cargo_toml, external, read_rust_header, versions};
 use crate::machinery::{Change, Fragments, Plan, Templates};
 use crate::plugins::WebhookContext;
@@ -18,12 +19,12 @@ use crate::resource::{Origin, Resource};
 use anyhow::{Context as _, Result};
 use serde::Serialize;
 
-/// The manager's module file, which declares its TLS module when it has one.
+/// The manager's module file, which declares the modules it has.
 const MANAGER_MODULE: &str = "src/manager/mod.rs";
 
-/// The manager's TLS module, which `create webhook` copies into
-/// src/webhook/ for a manager without one.
-const TLS_TEMPLATE: &str = "init/src/manager/tls.rs.jinja";
+/// The manager's module templates, some of which a webhook server of an
+/// older manager gets a copy of.
+const MANAGER_TEMPLATES: &str = "init/src/manager";
 
 /// The marker above which `create api` lists each kind's CRD in src/api/mod.rs.
 const CRDS_MARKER: &str = "+kubebuilder:scaffold:crds";
@@ -81,20 +82,32 @@ pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
 
     let templates = Templates::load(
         TEMPLATE_DIR,
-        &["create-webhook", "init/src/manager", "test-support"],
+        &[
+            "create-webhook",
+            "init/src/manager",
+            "test-support",
+            "test-suite",
+        ],
     )?;
     let fragments = Fragments::load(TEMPLATE_DIR, "create-webhook")?;
-    let shared_tls = manager_has_tls(ctx.dir);
+    let shared_tls = manager_has_module(ctx.dir, "tls");
+    let shared_http = manager_has_module(ctx.dir, "http_server");
     let mut context = base_context(project, &read_rust_header(ctx.dir));
     context.insert("resource", resource);
     context.insert("webhook", &webhook);
     context.insert("manager_webhook_port", &ctx.manager_webhook_port);
     context.insert("shared_tls", &shared_tls);
+    context.insert("shared_http", &shared_http);
+    context.insert(
+        "suite_module",
+        &(suite_file(ctx.dir, "webhooks") == "mod.rs"),
+    );
     let vars = [
         ("group_dir", group_dir.as_str()),
         ("version", resource.version.as_str()),
         ("kind", webhook.kind_module.as_str()),
         ("test", webhook.test_module.as_str()),
+        ("suite", suite_file(ctx.dir, "webhooks")),
     ];
     let render = Render {
         templates: &templates,
@@ -112,20 +125,24 @@ pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
         contents: cargo,
     });
     render.files("create-webhook/server", plan)?;
-    if !shared_tls {
-        // A manager scaffolded before the metrics server's TLS: the webhook
-        // server keeps a copy of that module of its own.
-        plan.push(Change::CreateIfMissing {
-            path: "src/webhook/tls.rs".into(),
-            contents: templates.render(TLS_TEMPLATE, &context)?,
-        });
+    // A manager scaffolded before the metrics server's TLS, or before its
+    // servers moved onto hyper: the webhook server keeps a copy of the
+    // module it lacks.
+    for (shared, module) in [(shared_tls, "tls"), (shared_http, "http_server")] {
+        if !shared {
+            plan.push(Change::CreateIfMissing {
+                path: format!("src/webhook/{module}.rs").into(),
+                contents: templates
+                    .render(&format!("{MANAGER_TEMPLATES}/{module}.rs.jinja"), &context)?,
+            });
+        }
     }
     if multigroup {
         render.files("create-webhook/webhook-group", plan)?;
         render.fragments("webhook-group", plan)?;
     }
     render.files("create-webhook/webhook", plan)?;
-    plan_test_files(&render, core, plan)?;
+    plan_test_files(&render, core, suite_file(ctx.dir, "webhooks"), plan)?;
     render.fragments("common", plan)?;
     if !core {
         render.fragments("integration-test", plan)?;
@@ -162,11 +179,15 @@ pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
 /// webhook server started for them and the kind's module. A built-in type
 /// gets none: a valid object of it (a Pod with containers, a Deployment
 /// with a selector) is the user's to write, so it has unit tests only.
-fn plan_test_files(render: &Render, core: bool, plan: &mut Plan) -> Result<()> {
+fn plan_test_files(render: &Render, core: bool, suite: &str, plan: &mut Plan) -> Result<()> {
     if core {
         return Ok(());
     }
     render.files("test-support", plan)?;
+    if suite == "mod.rs" {
+        render.files("test-suite", plan)?;
+        render.fragments("webhook-suite", plan)?;
+    }
     render.files("create-webhook/webhook-test", plan)
 }
 
@@ -205,11 +226,12 @@ fn plan_spokes(
     Ok(())
 }
 
-/// Whether the manager at `dir` has the TLS module the webhook server
-/// shares with the metrics server (`pub mod tls;` in src/manager/mod.rs).
-fn manager_has_tls(dir: &std::path::Path) -> bool {
+/// Whether the manager at `dir` has the module `name` (`pub mod <name>;`
+/// in src/manager/mod.rs), which the webhook server then shares with it.
+fn manager_has_module(dir: &std::path::Path, name: &str) -> bool {
+    let declaration = format!("pub mod {name};");
     std::fs::read_to_string(dir.join(MANAGER_MODULE))
-        .is_ok_and(|text| text.lines().any(|line| line.trim() == "pub mod tls;"))
+        .is_ok_and(|text| text.lines().any(|line| line.trim() == declaration))
 }
 
 /// The project's Cargo.toml.
@@ -224,13 +246,20 @@ fn read_cargo_toml(ctx: &WebhookContext) -> Result<String> {
 }
 
 /// `Cargo.toml` text with what the webhook server needs: kube's admission
-/// types, JSON bodies in axum, rustls (with ring, as kube uses it) and the
-/// JSON patch crate kube's admission types take.
+/// types, the HTTP server (hyper; already there since the manager's
+/// servers use it), rustls (with ring, as kube uses it), the JSON patch
+/// crate kube's admission types take and the YAML writer of
+/// config/webhook/manifests.yaml.
 fn with_webhook_dependencies(text: &str) -> Result<String> {
     let pinned = versions();
     let mut text = cargo_toml::with_dependency(text, "kube", pinned.get("kube"), &["admission"])?;
-    text = cargo_toml::with_dependency(&text, "axum", pinned.get("axum"), &["json"])?;
+    text = cargo_toml::with_dependency(&text, "http", pinned.get("http"), &[])?;
+    text = cargo_toml::with_dependency(&text, "http-body-util", pinned.get("http_body_util"), &[])?;
+    let server = ["server", "http1", "http2"];
+    text = cargo_toml::with_dependency(&text, "hyper", pinned.get("hyper"), &server)?;
+    text = cargo_toml::with_dependency(&text, "hyper-util", pinned.get("hyper_util"), &["tokio"])?;
     text = cargo_toml::with_dependency(&text, "json-patch", pinned.get("json_patch"), &[])?;
+    text = cargo_toml::with_dependency(&text, "serde-saphyr", pinned.get("serde_saphyr"), &[])?;
     let tls = ["ring", "tls12", "logging"];
     text = cargo_toml::with_dependency_without_defaults(
         &text,

@@ -16,6 +16,7 @@ mod external;
 mod metrics;
 mod names;
 mod places;
+mod test_suites;
 mod versions;
 
 pub use versions::{Versions, versions};
