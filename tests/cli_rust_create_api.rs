@@ -6,7 +6,8 @@
 mod common;
 
 use common::{
-    assert_refused, empty_project_dir, kb_ok, read, snapshot_command, snapshot_tree, words,
+    assert_refused, assert_same_files, empty_project_dir, kb_ok, read, snapshot_command,
+    snapshot_tree, words,
 };
 use std::path::{Path, PathBuf};
 
@@ -422,15 +423,7 @@ fn assert_alpha_generate_gives_back(parent: &Path, dir: &Path) {
         &words("alpha generate --input-dir guestbook --output-dir regenerated"),
     );
     assert!(printed.contains("no file differs"), "{printed}");
-    let original = snapshot_tree(dir);
-    let regenerated = snapshot_tree(&parent.join("regenerated"));
-    assert_eq!(
-        original.keys().collect::<Vec<_>>(),
-        regenerated.keys().collect::<Vec<_>>()
-    );
-    for (path, bytes) in &original {
-        assert!(regenerated[path] == *bytes, "{} differs", path.display());
-    }
+    assert_same_files(dir, &parent.join("regenerated"));
 }
 
 /// The controllers' and the webhooks' integration suites are modules of one

@@ -8,8 +8,8 @@
 mod common;
 
 use common::{
-    assert_holds, assert_refused, empty_project_dir, kb_ok, read, snapshot_command, snapshot_tree,
-    words,
+    assert_holds, assert_refused, assert_same_files, empty_project_dir, kb_ok, read,
+    snapshot_command, snapshot_tree, words,
 };
 use serde_norway::Value;
 use std::path::PathBuf;
@@ -195,13 +195,5 @@ fn alpha_generate_replays_the_plugin_file_for_file() {
         tmp.path(),
         &words("alpha generate --input-dir memcached-operator --output-dir regenerated"),
     );
-    let original = snapshot_tree(&dir);
-    let regenerated = snapshot_tree(&tmp.path().join("regenerated"));
-    assert_eq!(
-        original.keys().collect::<Vec<_>>(),
-        regenerated.keys().collect::<Vec<_>>()
-    );
-    for (path, bytes) in &original {
-        assert!(regenerated[path] == *bytes, "{} differs", path.display());
-    }
+    assert_same_files(&dir, &tmp.path().join("regenerated"));
 }

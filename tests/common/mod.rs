@@ -42,6 +42,20 @@ pub fn assert_holds(path: &str, text: &str, needles: &[&str]) {
     }
 }
 
+/// Asserts that `regenerated` holds the same files as `original`, byte for
+/// byte, naming the first file that differs; returns `original`'s tree.
+pub fn assert_same_files(original: &Path, regenerated: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let (original, regenerated) = (snapshot_tree(original), snapshot_tree(regenerated));
+    assert_eq!(
+        original.keys().collect::<Vec<_>>(),
+        regenerated.keys().collect::<Vec<_>>()
+    );
+    for (path, bytes) in &original {
+        assert!(regenerated[path] == *bytes, "{} differs", path.display());
+    }
+    original
+}
+
 /// Every file below `dir` with its bytes, keyed by relative path. Used to
 /// prove that a refused command left a directory exactly as it was.
 pub fn snapshot_tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {

@@ -64,22 +64,20 @@ pub(crate) fn template_context(ctx: &ApiContext) -> (Context, Vec<(&'static str,
     } else {
         String::new()
     };
+    let suite = suite_file(ctx.dir, "controllers");
     let vars = vec![
         ("group_dir", group_dir),
         ("version", resource.version.clone()),
         ("kind", api.kind_module.clone()),
         ("controller", controller.module.clone()),
         ("test", controller.test_module.clone()),
-        ("suite", suite_file(ctx.dir, "controllers").to_string()),
+        ("suite", suite.to_string()),
     ];
     let mut context = base_context(project, &read_rust_header(ctx.dir));
     context.insert("resource", resource);
     context.insert("api", &api);
     context.insert("controller", &controller);
-    context.insert(
-        "suite_module",
-        &(suite_file(ctx.dir, "controllers") == "mod.rs"),
-    );
+    context.insert("suite_module", &(suite == "mod.rs"));
     (context, vars)
 }
 

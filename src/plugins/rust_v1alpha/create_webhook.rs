@@ -92,22 +92,20 @@ pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
     let fragments = Fragments::load(TEMPLATE_DIR, "create-webhook")?;
     let shared_tls = manager_has_module(ctx.dir, "tls");
     let shared_http = manager_has_module(ctx.dir, "http_server");
+    let suite = suite_file(ctx.dir, "webhooks");
     let mut context = base_context(project, &read_rust_header(ctx.dir));
     context.insert("resource", resource);
     context.insert("webhook", &webhook);
     context.insert("manager_webhook_port", &ctx.manager_webhook_port);
     context.insert("shared_tls", &shared_tls);
     context.insert("shared_http", &shared_http);
-    context.insert(
-        "suite_module",
-        &(suite_file(ctx.dir, "webhooks") == "mod.rs"),
-    );
+    context.insert("suite_module", &(suite == "mod.rs"));
     let vars = [
         ("group_dir", group_dir.as_str()),
         ("version", resource.version.as_str()),
         ("kind", webhook.kind_module.as_str()),
         ("test", webhook.test_module.as_str()),
-        ("suite", suite_file(ctx.dir, "webhooks")),
+        ("suite", suite),
     ];
     let render = Render {
         templates: &templates,
@@ -142,7 +140,7 @@ pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
         render.fragments("webhook-group", plan)?;
     }
     render.files("create-webhook/webhook", plan)?;
-    plan_test_files(&render, core, suite_file(ctx.dir, "webhooks"), plan)?;
+    plan_test_files(&render, core, suite, plan)?;
     render.fragments("common", plan)?;
     if !core {
         render.fragments("integration-test", plan)?;
