@@ -1,0 +1,318 @@
+//! `scripts/test-all`, the README's test command, run for its own steps:
+//! against an empty cache directory, as on a new machine, with stand-ins for
+//! the heavy commands (cargo, rustup and the control plane's build), so what
+//! the script does before, between and after the slow lanes is checked in
+//! every run of the suite. The stand-in cargo records each call with the
+//! directories it was handed and checks that they exist, as the real lanes
+//! need them to.
+
+use std::collections::BTreeSet;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, SystemTime};
+
+/// A `cargo` that appends `ARGS\tTOOLS_BIN\tRUST_TARGET\tASSETS` to
+/// `$STUB_LOG` for every call. A slow lane (`-- --ignored`) fails unless
+/// `KUBEBUILDER_ASSETS` and its tools directory exist, and fails on purpose
+/// when it runs the test file named by `$STUB_FAIL_TEST`.
+const STUB_CARGO: &str = r#"#!/usr/bin/env bash
+set -eu
+printf '%s\t%s\t%s\t%s\n' "$*" "${KUBEBUILDER_RS_TOOLS_BIN:-}" "${KUBEBUILDER_RS_RUST_TARGET:-}" \
+  "${KUBEBUILDER_ASSETS:-}" >>"$STUB_LOG"
+case " $* " in
+*" --ignored "*)
+  [ -d "${KUBEBUILDER_ASSETS:-}" ] || { echo "stub cargo: no KUBEBUILDER_ASSETS directory" >&2; exit 3; }
+  tools=${KUBEBUILDER_RS_TOOLS_BIN:-$KUBEBUILDER_RS_CACHE/tools-bin}
+  [ -d "$tools" ] || { echo "stub cargo: no tools directory $tools" >&2; exit 3; }
+  if [ -n "${STUB_FAIL_TEST:-}" ] && [[ " $* " == *" --test $STUB_FAIL_TEST "* ]]; then
+    echo "stub lane: $STUB_FAIL_TEST failed"
+    exit 101
+  fi ;;
+esac
+"#;
+
+/// A control plane whose `assets` makes and prints a directory under the
+/// cache, or fails with a log line when `$STUB_CONTROL_PLANE_FAILS` is set.
+const STUB_CONTROL_PLANE: &str = r#"#!/usr/bin/env bash
+set -eu
+[ "$1" = assets ] || { echo "stub control-plane: unexpected $*" >&2; exit 2; }
+if [ -n "${STUB_CONTROL_PLANE_FAILS:-}" ]; then
+  echo "stub control-plane: go build kube-apiserver failed" >&2
+  exit 1
+fi
+dir="$KUBEBUILDER_RS_CACHE/envtest/stub"
+mkdir -p "$dir"
+echo "$dir"
+"#;
+
+/// The repository's root.
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A scratch directory with the stand-ins on a `bin/` to put first on PATH.
+struct Stage {
+    dir: tempfile::TempDir,
+}
+
+impl Stage {
+    fn new() -> Stage {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("bin");
+        std::fs::create_dir(&bin).unwrap();
+        write_executable(&bin.join("cargo"), STUB_CARGO);
+        write_executable(&bin.join("rustup"), "#!/bin/sh\nexit 0\n");
+        write_executable(&dir.path().join("control-plane"), STUB_CONTROL_PLANE);
+        Stage { dir }
+    }
+
+    /// The cache directory the script is given; it does not exist until a
+    /// test or the script makes it.
+    fn cache(&self) -> PathBuf {
+        self.dir.path().join("new-machine/cache/kubebuilder-rs")
+    }
+
+    /// Runs `bash scripts/test-all` with the stand-ins and `extra` variables.
+    fn run(&self, extra: &[(&str, &str)]) -> Output {
+        let path = format!(
+            "{}:{}",
+            self.dir.path().join("bin").display(),
+            std::env::var("PATH").unwrap()
+        );
+        let mut command = Command::new("bash");
+        command
+            .arg(repo().join("scripts/test-all"))
+            .env("PATH", path)
+            .env("KUBEBUILDER_RS_CACHE", self.cache())
+            .env(
+                "TEST_ALL_CONTROL_PLANE",
+                self.dir.path().join("control-plane"),
+            )
+            .env("STUB_LOG", self.dir.path().join("cargo.log"))
+            .env("TMPDIR", self.dir.path())
+            .env_remove("KUBEBUILDER_ASSETS")
+            .env_remove("KUBEBUILDER_RS_TOOLS_BIN")
+            .env_remove("KUBEBUILDER_RS_RUST_TARGET");
+        for (key, value) in extra {
+            command.env(key, value);
+        }
+        command.output().unwrap()
+    }
+
+    /// The stand-in cargo's calls, one record per call.
+    fn cargo_calls(&self) -> Vec<CargoCall> {
+        let log = std::fs::read_to_string(self.dir.path().join("cargo.log")).unwrap_or_default();
+        log.lines().map(CargoCall::parse).collect()
+    }
+}
+
+/// One call of the stand-in cargo.
+#[derive(Debug)]
+struct CargoCall {
+    args: Vec<String>,
+    tools_bin: String,
+    rust_target: String,
+    assets: String,
+}
+
+impl CargoCall {
+    fn parse(line: &str) -> CargoCall {
+        let fields: Vec<&str> = line.split('\t').collect();
+        assert_eq!(fields.len(), 4, "a stub cargo record: {line:?}");
+        CargoCall {
+            args: fields[0].split_whitespace().map(str::to_string).collect(),
+            tools_bin: fields[1].to_string(),
+            rust_target: fields[2].to_string(),
+            assets: fields[3].to_string(),
+        }
+    }
+
+    /// A slow lane: the ignored tests of some test files.
+    fn is_lane(&self) -> bool {
+        self.args.iter().any(|a| a == "--ignored")
+    }
+
+    /// The test files named with `--test`.
+    fn test_files(&self) -> Vec<String> {
+        self.args
+            .windows(2)
+            .filter(|pair| pair[0] == "--test")
+            .map(|pair| pair[1].clone())
+            .collect()
+    }
+}
+
+fn write_executable(path: &Path, text: &str) {
+    std::fs::write(path, text).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The test files under tests/ that hold slow (`#[ignore]`) tests.
+fn slow_test_files() -> BTreeSet<String> {
+    std::fs::read_dir(repo().join("tests"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "rs"))
+        .filter(|path| {
+            let source = std::fs::read_to_string(path).unwrap();
+            source
+                .lines()
+                .any(|line| line.trim_start().starts_with("#[ignore"))
+        })
+        .map(|path| path.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect()
+}
+
+fn assert_passed(output: &Output) {
+    assert!(
+        output.status.success(),
+        "test-all failed:\n--- stdout\n{}\n--- stderr\n{}",
+        text(&output.stdout),
+        text(&output.stderr)
+    );
+    assert!(text(&output.stdout).contains("all tests passed"));
+}
+
+#[test]
+fn from_an_empty_cache_every_step_has_its_directories_and_each_slow_test_file_runs_once() {
+    let stage = Stage::new();
+    assert!(!stage.cache().exists());
+    let output = stage.run(&[]);
+    assert_passed(&output);
+
+    let calls = stage.cargo_calls();
+    let firsts: Vec<&str> = calls.iter().map(|c| c.args[0].as_str()).collect();
+    assert_eq!(
+        firsts,
+        ["fmt", "clippy", "test", "test", "test", "test"],
+        "{calls:#?}"
+    );
+    let lanes: Vec<&CargoCall> = calls.iter().filter(|c| c.is_lane()).collect();
+    assert_eq!(lanes.len(), 2, "two slow lanes: {calls:#?}");
+    let cache = stage.cache();
+    for lane in &lanes {
+        assert_eq!(
+            Path::new(&lane.assets),
+            cache.join("envtest/stub"),
+            "each lane gets the control plane the build printed"
+        );
+    }
+    let second = lanes
+        .iter()
+        .find(|lane| !lane.tools_bin.is_empty())
+        .expect("one lane has a tools directory of its own");
+    assert_eq!(
+        Path::new(&second.tools_bin),
+        cache.join("tools-bin-second-lane")
+    );
+    assert_eq!(
+        Path::new(&second.rust_target),
+        cache.join("rust-target-second-lane")
+    );
+    assert!(cache.join("tools-bin").is_dir());
+
+    let mut in_lanes: Vec<String> = lanes.iter().flat_map(|lane| lane.test_files()).collect();
+    in_lanes.sort();
+    let unique: BTreeSet<String> = in_lanes.iter().cloned().collect();
+    assert_eq!(
+        in_lanes.len(),
+        unique.len(),
+        "a test file in two lanes: {in_lanes:?}"
+    );
+    assert_eq!(
+        unique,
+        slow_test_files(),
+        "the lanes must run exactly the test files that hold #[ignore] tests"
+    );
+    let built: BTreeSet<String> = calls
+        .iter()
+        .find(|c| c.args.iter().any(|a| a == "--no-run"))
+        .expect("the slow tests are built first")
+        .test_files()
+        .into_iter()
+        .collect();
+    assert_eq!(built, unique, "the build step builds what the lanes run");
+}
+
+#[test]
+fn a_warm_cache_seeds_the_second_lane_and_drops_stale_incremental_caches() {
+    let stage = Stage::new();
+    let cache = stage.cache();
+    let tools = cache.join("tools-bin");
+    std::fs::create_dir_all(tools.join("k8s/1.37.2-linux-amd64")).unwrap();
+    std::fs::write(tools.join("controller-gen-v0.20.0"), "tool").unwrap();
+    std::fs::write(tools.join("k8s/1.37.2-linux-amd64/etcd"), "etcd").unwrap();
+    let incremental = cache.join("rust-target/debug/incremental");
+    for name in ["stale", "fresh"] {
+        std::fs::create_dir_all(incremental.join(name)).unwrap();
+    }
+    let day_ago = SystemTime::now() - Duration::from_secs(24 * 3600);
+    std::fs::File::open(incremental.join("stale"))
+        .unwrap()
+        .set_modified(day_ago)
+        .unwrap();
+
+    assert_passed(&stage.run(&[]));
+
+    let seeded = cache.join("tools-bin-second-lane");
+    for tool in ["controller-gen-v0.20.0", "k8s/1.37.2-linux-amd64/etcd"] {
+        let original = std::fs::metadata(tools.join(tool)).unwrap();
+        let link = std::fs::metadata(seeded.join(tool))
+            .unwrap_or_else(|err| panic!("{tool} is not in the second lane's tools: {err}"));
+        assert_eq!(
+            original.ino(),
+            link.ino(),
+            "{tool} is a hard link, not a copy"
+        );
+    }
+    assert!(
+        !incremental.join("stale").exists(),
+        "a day-old incremental cache stays"
+    );
+    assert!(
+        incremental.join("fresh").exists(),
+        "a fresh incremental cache was dropped"
+    );
+}
+
+#[test]
+fn a_failing_second_lane_fails_the_run_and_shows_its_output() {
+    let stage = Stage::new();
+    let output = stage.run(&[("STUB_FAIL_TEST", "rust_alpha_update")]);
+    assert!(!output.status.success(), "{}", text(&output.stdout));
+    assert!(
+        text(&output.stdout).contains("stub lane: rust_alpha_update failed"),
+        "the second lane's output is shown: {}",
+        text(&output.stdout)
+    );
+    assert!(
+        text(&output.stderr).contains("second lane exit 101"),
+        "{}",
+        text(&output.stderr)
+    );
+}
+
+#[test]
+fn a_failed_control_plane_build_stops_the_run_with_its_log() {
+    let stage = Stage::new();
+    let output = stage.run(&[("STUB_CONTROL_PLANE_FAILS", "1")]);
+    assert!(!output.status.success());
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("building the control plane failed"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("go build kube-apiserver failed"),
+        "{stderr}"
+    );
+    assert!(
+        stage.cargo_calls().iter().all(|call| !call.is_lane()),
+        "no slow lane runs without a control plane"
+    );
+}
