@@ -46,6 +46,18 @@ mkdir -p "$dir"
 echo "$dir"
 "#;
 
+/// The cluster script, whose `assets` fails with a log line when
+/// `$STUB_CLUSTER_FAILS` is set.
+const STUB_CLUSTER: &str = r#"#!/usr/bin/env bash
+set -eu
+[ "$1" = assets ] || { echo "stub cluster: unexpected $*" >&2; exit 2; }
+if [ -n "${STUB_CLUSTER_FAILS:-}" ]; then
+  echo "stub cluster: go build kubelet failed" >&2
+  exit 1
+fi
+echo "$KUBEBUILDER_RS_CACHE/cluster/stub"
+"#;
+
 /// The repository's root.
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -64,6 +76,7 @@ impl Stage {
         write_executable(&bin.join("cargo"), STUB_CARGO);
         write_executable(&bin.join("rustup"), "#!/bin/sh\nexit 0\n");
         write_executable(&dir.path().join("control-plane"), STUB_CONTROL_PLANE);
+        write_executable(&dir.path().join("cluster"), STUB_CLUSTER);
         Stage { dir }
     }
 
@@ -89,6 +102,7 @@ impl Stage {
                 "TEST_ALL_CONTROL_PLANE",
                 self.dir.path().join("control-plane"),
             )
+            .env("TEST_ALL_CLUSTER", self.dir.path().join("cluster"))
             .env("STUB_LOG", self.dir.path().join("cargo.log"))
             .env("TMPDIR", self.dir.path())
             .env_remove("KUBEBUILDER_ASSETS")
@@ -189,11 +203,15 @@ fn from_an_empty_cache_every_step_has_its_directories_and_each_slow_test_file_ru
     let firsts: Vec<&str> = calls.iter().map(|c| c.args[0].as_str()).collect();
     assert_eq!(
         firsts,
-        ["fmt", "clippy", "test", "test", "test", "test"],
+        ["fmt", "clippy", "test", "test", "test", "test", "test"],
         "{calls:#?}"
     );
     let lanes: Vec<&CargoCall> = calls.iter().filter(|c| c.is_lane()).collect();
-    assert_eq!(lanes.len(), 2, "two slow lanes: {calls:#?}");
+    assert_eq!(
+        lanes.len(),
+        3,
+        "two slow lanes, the second then the cluster's tests: {calls:#?}"
+    );
     let cache = stage.cache();
     for lane in &lanes {
         assert_eq!(
@@ -202,18 +220,21 @@ fn from_an_empty_cache_every_step_has_its_directories_and_each_slow_test_file_ru
             "each lane gets the control plane the build printed"
         );
     }
-    let second = lanes
+    let second: Vec<&&CargoCall> = lanes
         .iter()
-        .find(|lane| !lane.tools_bin.is_empty())
-        .expect("one lane has a tools directory of its own");
-    assert_eq!(
-        Path::new(&second.tools_bin),
-        cache.join("tools-bin-second-lane")
-    );
-    assert_eq!(
-        Path::new(&second.rust_target),
-        cache.join("rust-target-second-lane")
-    );
+        .filter(|lane| !lane.tools_bin.is_empty())
+        .collect();
+    assert_eq!(second.len(), 2, "the second lane's two calls: {calls:#?}");
+    for call in second {
+        assert_eq!(
+            Path::new(&call.tools_bin),
+            cache.join("tools-bin-second-lane")
+        );
+        assert_eq!(
+            Path::new(&call.rust_target),
+            cache.join("rust-target-second-lane")
+        );
+    }
     assert!(cache.join("tools-bin").is_dir());
 
     let mut in_lanes: Vec<String> = lanes.iter().flat_map(|lane| lane.test_files()).collect();
@@ -295,6 +316,19 @@ fn a_failing_second_lane_fails_the_run_and_shows_its_output() {
         "{}",
         text(&output.stderr)
     );
+}
+
+#[test]
+fn a_failed_cluster_build_fails_the_run_with_its_log() {
+    let stage = Stage::new();
+    let output = stage.run(&[("STUB_CLUSTER_FAILS", "1")]);
+    assert!(!output.status.success());
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("building the cluster's node failed"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("go build kubelet failed"), "{stderr}");
 }
 
 #[test]

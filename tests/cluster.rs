@@ -1,0 +1,410 @@
+//! `tests/support/cluster`, the one-node test cluster, and `tests/support/kind`,
+//! its stand-in for the kind CLI: Pods run from images pushed to the local
+//! registry and from images that upstream names resolve to through it;
+//! Service names resolve; Pods reach the API server with their token; and
+//! `down` leaves the machine as it found it (processes, mounts, interfaces,
+//! firewall rules, cgroups, files). Needs root, Go, Debian's container
+//! packages and the control plane; run by the README's test command.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn support(script: &str) -> PathBuf {
+    repo().join("tests/support").join(script)
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn describe(what: &str, output: &Output) -> String {
+    format!(
+        "{what}: {}\n--- stdout\n{}\n--- stderr\n{}",
+        output.status,
+        text(&output.stdout),
+        text(&output.stderr)
+    )
+}
+
+/// Runs `program args` with `env` and returns its stdout, failing the test
+/// when it fails.
+fn run_ok(program: &Path, args: &[&str], env: &[(String, String)]) -> String {
+    let output = Command::new(program)
+        .args(args)
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .output()
+        .unwrap_or_else(|err| panic!("cannot run {}: {err}", program.display()));
+    assert!(
+        output.status.success(),
+        "{}",
+        describe(
+            &format!("{} {}", program.display(), args.join(" ")),
+            &output
+        )
+    );
+    text(&output.stdout)
+}
+
+fn sh(command: &str) -> String {
+    let output = Command::new("bash").args(["-c", command]).output().unwrap();
+    text(&output.stdout)
+}
+
+/// A cluster that is up; taken down when dropped, so a failed test leaves
+/// nothing running.
+struct Up {
+    dir: PathBuf,
+    down: bool,
+}
+
+impl Up {
+    fn start(dir: &Path) -> Up {
+        let up = Command::new(support("cluster"))
+            .args(["up", dir.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let cluster = Up {
+            dir: dir.to_path_buf(),
+            down: false,
+        };
+        assert!(up.status.success(), "{}", describe("cluster up", &up));
+        cluster
+    }
+
+    fn down(mut self) {
+        self.down = true;
+        let down = Command::new(support("cluster"))
+            .args(["down", self.dir.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(down.status.success(), "{}", describe("cluster down", &down));
+    }
+}
+
+impl Drop for Up {
+    fn drop(&mut self) {
+        if !self.down {
+            let _ = Command::new(support("cluster"))
+                .args(["down", self.dir.to_str().unwrap()])
+                .output();
+        }
+    }
+}
+
+/// What a cluster may leave on the machine, read from the machine itself.
+#[derive(Debug, PartialEq, Eq)]
+struct HostState {
+    interfaces: BTreeSet<String>,
+    mounts: BTreeSet<String>,
+    firewall: BTreeSet<String>,
+    nft_tables: BTreeSet<String>,
+    sysctls: BTreeSet<String>,
+    cgroups: BTreeSet<String>,
+    run_dirs: BTreeSet<String>,
+}
+
+/// What podman keeps on a machine once it has run there (its cgroup parent,
+/// its firewall chains, the netns mount point): podman's own, made the first
+/// time it runs, whether or not a cluster does.
+const PODMAN_OWN: &[&str] = &["libpod_parent", "NETAVARK", "/run/netns"];
+
+impl HostState {
+    fn now() -> HostState {
+        let lines = |command: &str| -> BTreeSet<String> {
+            sh(command)
+                .lines()
+                .filter(|line| !PODMAN_OWN.iter().any(|own| line.contains(own)))
+                .map(str::to_string)
+                .collect()
+        };
+        HostState {
+            interfaces: lines("ip -o link show | cut -d: -f2 | cut -d@ -f1"),
+            mounts: lines("findmnt -rn -o TARGET"),
+            // Rules and chains, without the packet counters.
+            firewall: lines(
+                "{ iptables-save; ip6tables-save; } 2>/dev/null | grep -v '^#' | sed 's/\\[[0-9]*:[0-9]*\\]//'",
+            ),
+            nft_tables: lines("nft list tables 2>/dev/null"),
+            sysctls: lines(
+                "grep . /proc/sys/net/ipv4/ip_forward /proc/sys/net/bridge/bridge-nf-call-iptables",
+            ),
+            cgroups: lines("find /sys/fs/cgroup -mindepth 1 -maxdepth 3 -type d"),
+            run_dirs: lines("ls -d /run/kubebuilder-rs-cluster* 2>/dev/null"),
+        }
+    }
+}
+
+/// Processes whose command line names `dir`.
+fn processes_naming(dir: &Path) -> Vec<String> {
+    sh(&format!(
+        "for p in /proc/[0-9]*; do c=$(tr '\\0' ' ' <$p/cmdline 2>/dev/null); case $c in *{}*) echo \"${{p#/proc/}} $c\";; esac; done",
+        dir.display()
+    ))
+    .lines()
+    .filter(|line| !line.contains("for p in /proc"))
+    .map(str::to_string)
+    .collect()
+}
+
+/// The variables of `DIR/env` (`export KEY=VALUE` lines).
+fn cluster_env(dir: &Path) -> Vec<(String, String)> {
+    let env = std::fs::read_to_string(dir.join("env")).expect("up writes DIR/env");
+    env.lines()
+        .filter_map(|line| line.strip_prefix("export "))
+        .filter_map(|line| line.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+fn value<'a>(env: &'a [(String, String)], key: &str) -> &'a str {
+    env.iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
+        .unwrap_or_else(|| panic!("DIR/env has no {key}: {env:?}"))
+}
+
+fn kubectl_path() -> PathBuf {
+    let out = run_ok(&support("control-plane"), &["assets"], &[]);
+    PathBuf::from(out.lines().last().unwrap().trim()).join("kubectl")
+}
+
+/// Waits until Pod `name` in `default` ends, and returns its phase and log.
+fn pod_result(kubectl: &Path, env: &[(String, String)], name: &str) -> (String, String) {
+    let deadline = Instant::now() + Duration::from_secs(180);
+    loop {
+        let phase = run_ok(
+            kubectl,
+            &["get", "pod", name, "-o", "jsonpath={.status.phase}"],
+            env,
+        );
+        if phase == "Succeeded" || phase == "Failed" {
+            let log = run_ok(kubectl, &["logs", name], env);
+            return (phase, log);
+        }
+        assert!(
+            Instant::now() < deadline,
+            "Pod {name} still {phase:?} after 180 s:\n{}",
+            run_ok(kubectl, &["describe", "pod", name], env)
+        );
+        std::thread::sleep(Duration::from_secs(1));
+    }
+}
+
+/// Runs a Pod from `image` with `command` (a shell script) and returns its
+/// phase and log.
+fn run_pod(
+    kubectl: &Path,
+    env: &[(String, String)],
+    name: &str,
+    image: &str,
+    pull: &str,
+    script: &str,
+) -> (String, String) {
+    run_ok(
+        kubectl,
+        &[
+            "run",
+            name,
+            "--restart=Never",
+            &format!("--image={image}"),
+            &format!("--image-pull-policy={pull}"),
+            "--command",
+            "--",
+            "sh",
+            "-c",
+            script,
+        ],
+        env,
+    );
+    pod_result(kubectl, env, name)
+}
+
+#[test]
+#[ignore = "needs root, Go and Debian's container packages; run by the README's test command"]
+fn pods_run_from_the_registry_and_the_kind_stand_in_and_down_leaves_nothing() {
+    run_ok(&support("cluster"), &["assets"], &[]);
+    let kubectl = kubectl_path();
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path().join("clusters/e2e");
+    let before = HostState::now();
+
+    let started = Instant::now();
+    let cluster = Up::start(&dir);
+    eprintln!("cluster up took {:?}", started.elapsed());
+    let env = cluster_env(&dir);
+    assert_eq!(
+        value(&env, "KUBECONFIG"),
+        dir.join("kubeconfig").to_str().unwrap()
+    );
+    assert_eq!(value(&env, "CONTAINER_TOOL"), "podman");
+    assert_eq!(value(&env, "KIND_CLUSTER"), "e2e");
+    assert!(value(&env, "REGISTRY").starts_with("127.0.0.1:"));
+    let nodes = run_ok(&kubectl, &["get", "nodes", "--no-headers"], &env);
+    assert!(nodes.contains(" Ready "), "{nodes}");
+
+    // An image built FROM an upstream name (resolved through the local
+    // registry), pushed to the registry as `make docker-push` would, and
+    // pulled from there by the kubelet.
+    let context = scratch.path().join("image");
+    std::fs::create_dir_all(&context).unwrap();
+    std::fs::write(
+        context.join("Dockerfile"),
+        "FROM curlimages/curl:latest\nCOPY marker /marker\n",
+    )
+    .unwrap();
+    std::fs::write(context.join("marker"), "built-here\n").unwrap();
+    let pushed = format!("{}/tests/marker:v1", value(&env, "REGISTRY"));
+    run_ok(
+        Path::new("podman"),
+        &["build", "-t", &pushed, context.to_str().unwrap()],
+        &env,
+    );
+    run_ok(Path::new("podman"), &["push", &pushed], &env);
+    let (phase, log) = run_pod(&kubectl, &env, "pushed", &pushed, "Always", "cat /marker");
+    assert_eq!((phase.as_str(), log.trim()), ("Succeeded", "built-here"));
+
+    // Another image, loaded through the kind stand-in and never pulled.
+    let loaded = "example.com/tests/marker:v0.0.1";
+    std::fs::write(context.join("marker"), "loaded-here\n").unwrap();
+    run_ok(
+        Path::new("podman"),
+        &["build", "-t", loaded, context.to_str().unwrap()],
+        &env,
+    );
+    let kind = PathBuf::from(value(&env, "KIND"));
+    let clusters = run_ok(&kind, &["get", "clusters"], &env);
+    assert_eq!(clusters.trim(), "e2e");
+    run_ok(
+        &kind,
+        &["load", "docker-image", loaded, "--name", "e2e"],
+        &env,
+    );
+    let (phase, log) = run_pod(&kubectl, &env, "loaded", loaded, "Never", "cat /marker");
+    assert_eq!((phase.as_str(), log.trim()), ("Succeeded", "loaded-here"));
+
+    // A Service's name resolves through CoreDNS and its address reaches the
+    // Pod behind it through kube-proxy.
+    run_ok(
+        &kubectl,
+        &[
+            "run",
+            "web",
+            "--image=curlimages/curl:latest",
+            "--labels=app=web",
+            "--port=8080",
+            "--command",
+            "--",
+            "sh",
+            "-c",
+            "mkdir -p /tmp/www && echo served-by-web >/tmp/www/index.html && exec busybox httpd -f -p 8080 -h /tmp/www",
+        ],
+        &env,
+    );
+    run_ok(
+        &kubectl,
+        &["expose", "pod", "web", "--port=80", "--target-port=8080"],
+        &env,
+    );
+    let (phase, log) = run_pod(
+        &kubectl,
+        &env,
+        "client",
+        "curlimages/curl:latest",
+        "IfNotPresent",
+        "for i in $(seq 1 30); do curl -sS --max-time 3 http://web.default.svc.cluster.local/ && exit 0; sleep 1; done; exit 1",
+    );
+    assert_eq!(
+        (phase.as_str(), log.trim()),
+        ("Succeeded", "served-by-web"),
+        "{log}"
+    );
+
+    // In-cluster configuration: the Service account's token reaches the API
+    // server through Service default/kubernetes, and RBAC applies to it.
+    let api_call = "curl -sS --max-time 5 -o /dev/null -w '%{http_code}' \
+        --cacert /var/run/secrets/kubernetes.io/serviceaccount/ca.crt \
+        -H \"Authorization: Bearer $(cat /var/run/secrets/kubernetes.io/serviceaccount/token)\" \
+        https://kubernetes.default.svc/api/v1/namespaces/default/pods";
+    let (phase, log) = run_pod(
+        &kubectl,
+        &env,
+        "forbidden",
+        "curlimages/curl:latest",
+        "IfNotPresent",
+        api_call,
+    );
+    assert_eq!((phase.as_str(), log.trim()), ("Succeeded", "403"));
+    run_ok(
+        &kubectl,
+        &[
+            "create",
+            "rolebinding",
+            "view",
+            "--clusterrole=view",
+            "--serviceaccount=default:default",
+        ],
+        &env,
+    );
+    let (phase, log) = run_pod(
+        &kubectl,
+        &env,
+        "allowed",
+        "curlimages/curl:latest",
+        "IfNotPresent",
+        api_call,
+    );
+    assert_eq!((phase.as_str(), log.trim()), ("Succeeded", "200"));
+
+    // Down, with Pods still running: nothing of the cluster stays.
+    cluster.down();
+    assert_eq!(HostState::now(), before, "down left something behind");
+    assert_eq!(processes_naming(&dir), Vec::<String>::new());
+    let left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| !name.ends_with(".log"))
+        .collect();
+    assert_eq!(left, Vec::<String>::new(), "down keeps only the logs");
+}
+
+#[test]
+#[ignore = "needs root, Go and Debian's container packages; run by the README's test command"]
+fn up_without_a_prerequisite_says_which_in_one_line_and_makes_nothing() {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path().join("cluster");
+    let before = HostState::now();
+    let assert_refused = |what: &str, mut command: Command, expected: &str| {
+        let output = command
+            .args(["up", dir.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(
+            !output.status.success(),
+            "{what}: {}",
+            describe("up", &output)
+        );
+        let stderr = text(&output.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{what}: one line: {stderr}");
+        assert!(stderr.contains(expected), "{what}: {stderr}");
+        assert!(!dir.exists(), "{what}: up made {}", dir.display());
+    };
+    let mut no_cni = Command::new(support("cluster"));
+    no_cni.env("CLUSTER_CNI_BIN_DIR", "/nonexistent/cni");
+    assert_refused(
+        "no CNI plugins",
+        no_cni,
+        "no CNI plugins in /nonexistent/cni; install Debian's containernetworking-plugins",
+    );
+    let mut not_root = Command::new("setpriv");
+    not_root
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(support("cluster"));
+    assert_refused("not root", not_root, "the cluster needs root");
+    assert_eq!(HostState::now(), before);
+}
