@@ -6,6 +6,8 @@
 //! firewall rules, cgroups, files). Needs root, Go, Debian's container
 //! packages and the control plane; run by the README's test command.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -49,6 +51,20 @@ fn run_ok(program: &Path, args: &[&str], env: &[(String, String)]) -> String {
         )
     );
     text(&output.stdout)
+}
+
+/// `text` without the terminal colour sequences ginkgo writes.
+fn without_colours(text: &str) -> String {
+    let mut plain = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            chars.by_ref().find(|c| c.is_ascii_alphabetic());
+        } else {
+            plain.push(c);
+        }
+    }
+    plain
 }
 
 fn sh(command: &str) -> String {
@@ -407,4 +423,83 @@ fn up_without_a_prerequisite_says_which_in_one_line_and_makes_nothing() {
         .arg(support("cluster"));
     assert_refused("not root", not_root, "the cluster needs root");
     assert_eq!(HostState::now(), before);
+}
+
+#[test]
+#[ignore = "needs root, Go and Debian's container packages; run by the README's test command"]
+fn a_go_project_passes_its_own_make_test_e2e_unmodified() {
+    run_ok(&support("cluster"), &["assets"], &[]);
+    let kubectl = kubectl_path();
+    let (_project_tmp, project) = common::empty_project_dir("guestbook");
+    common::kb_ok(
+        &project,
+        &[
+            "init",
+            "--domain",
+            "example.com",
+            "--repo",
+            "example.com/guestbook",
+        ],
+    );
+    common::kb_ok(
+        &project,
+        &[
+            "create",
+            "api",
+            "--group",
+            "webapp",
+            "--version",
+            "v1",
+            "--kind",
+            "Guestbook",
+            "--resource",
+            "--controller",
+        ],
+    );
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path().join("clusters/guestbook-e2e");
+    let before = HostState::now();
+    let cluster = Up::start(&dir);
+
+    // What a kubebuilder user's CI runs: the project's own suite builds the
+    // image with podman, loads it through `kind`, deploys, waits for the
+    // manager Pod and reads its metrics through the Service from a curl Pod.
+    // The project has no webhooks, so it needs no cert-manager and skips
+    // installing it the way kubebuilder's suite offers.
+    let path = format!(
+        "{}:{}",
+        kubectl.parent().unwrap().display(),
+        std::env::var("PATH").unwrap()
+    );
+    let started = Instant::now();
+    let output = Command::new("make")
+        .arg("test-e2e")
+        .current_dir(&project)
+        .envs(cluster_env(&dir))
+        .env("PATH", path)
+        .env("CERT_MANAGER_INSTALL_SKIP", "true")
+        .env("LOCALBIN", common::shared_tools_bin())
+        .output()
+        .unwrap();
+    eprintln!("make test-e2e took {:?}", started.elapsed());
+    assert!(
+        output.status.success(),
+        "{}",
+        describe("make test-e2e", &output)
+    );
+    let log = without_colours(&text(&output.stdout));
+    assert!(log.contains("2 Passed | 0 Failed"), "{log}");
+    assert!(
+        log.contains("Reusing Kind cluster guestbook-e2e"),
+        "the suite ran on the cluster that was up: {log}"
+    );
+    // Its clean-up deleted the cluster (`kind delete cluster`) as it does
+    // with kind: nothing of it stays.
+    assert!(!dir.exists(), "kind delete cluster removes the cluster");
+    drop(cluster);
+    assert_eq!(
+        HostState::now(),
+        before,
+        "the cluster left something behind"
+    );
 }
