@@ -433,28 +433,13 @@ fn a_go_project_passes_its_own_make_test_e2e_unmodified() {
     let (_project_tmp, project) = common::empty_project_dir("guestbook");
     common::kb_ok(
         &project,
-        &[
-            "init",
-            "--domain",
-            "example.com",
-            "--repo",
-            "example.com/guestbook",
-        ],
+        &common::words("init --domain example.com --repo example.com/guestbook"),
     );
     common::kb_ok(
         &project,
-        &[
-            "create",
-            "api",
-            "--group",
-            "webapp",
-            "--version",
-            "v1",
-            "--kind",
-            "Guestbook",
-            "--resource",
-            "--controller",
-        ],
+        &common::words(
+            "create api --group webapp --version v1 --kind Guestbook --resource --controller",
+        ),
     );
     let scratch = tempfile::tempdir().unwrap();
     let dir = scratch.path().join("clusters/guestbook-e2e");
