@@ -125,10 +125,10 @@ struct HostState {
     run_dirs: BTreeSet<String>,
 }
 
-/// What podman keeps on a machine once it has run there (its cgroup parent,
-/// its firewall chains, the netns mount point): podman's own, made the first
-/// time it runs, whether or not a cluster does.
-const PODMAN_OWN: &[&str] = &["libpod_parent", "NETAVARK", "/run/netns"];
+/// What podman keeps on a machine while or once it has run there (its cgroup
+/// parent, its firewall chains, the netns mount point, its bridge): podman's
+/// own, made and removed by podman whether or not a cluster runs.
+const PODMAN_OWN: &[&str] = &["libpod_parent", "NETAVARK", "/run/netns", "podman0"];
 
 impl HostState {
     fn now() -> HostState {
@@ -333,7 +333,7 @@ fn pods_run_from_the_registry_and_the_kind_stand_in_and_down_leaves_nothing() {
         "client",
         "curlimages/curl:latest",
         "IfNotPresent",
-        "for i in $(seq 1 30); do curl -sS --max-time 3 http://web.default.svc.cluster.local/ && exit 0; sleep 1; done; exit 1",
+        "for i in $(seq 1 30); do curl -s --max-time 3 http://web.default.svc.cluster.local/ && exit 0; sleep 1; done; exit 1",
     );
     assert_eq!(
         (phase.as_str(), log.trim()),
