@@ -24,8 +24,7 @@ use common::cluster::{
 use common::grafana::{dashboard_problems, exported_names, metric_names, queries};
 use common::{empty_project_dir, kb_ok, words};
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 const IMG: &str = "example.com/fleet:v0.3.1";
@@ -36,30 +35,6 @@ const CHART: &str = "dist/chart";
 /// Ports of the manager run for its metrics (apart from `make run`'s).
 const METRICS_PORT: u16 = 18080;
 const HEALTH_PORT: u16 = 18081;
-
-/// The helm binary of the newest helm.sh/helm/v3 release, built with Go
-/// into the shared tools directory unless it is there already.
-fn helm_binary() -> PathBuf {
-    let scratch = tempfile::tempdir().unwrap();
-    let output = Command::new("go")
-        .args(["list", "-m", "-versions", "helm.sh/helm/v3"])
-        .current_dir(scratch.path())
-        .output()
-        .expect("go starts");
-    assert!(
-        output.status.success(),
-        "go list -m -versions helm.sh/helm/v3 failed"
-    );
-    let versions = String::from_utf8_lossy(&output.stdout).into_owned();
-    let version = versions
-        .split_whitespace()
-        .skip(1)
-        .filter(|v| !v.contains('-'))
-        .last()
-        .expect("a helm release")
-        .to_string();
-    common::helm::helm_release(&version)
-}
 
 /// `kubebuilder-rs create api` for one kind of the ship group, without make.
 fn create_api(dir: &Path, kind: &str) {
@@ -472,7 +447,10 @@ fn helm_chart_installs_and_dashboards_query_exported_metrics() {
     let (_tmp, dir) = empty_project_dir("fleet");
     let plane = step("control-plane up", ControlPlane::up);
     let env = env_for(&plane);
-    let helm_bin = step("helm from the module proxy (cached)", helm_binary);
+    let helm_bin = step(
+        "helm from the module proxy (cached)",
+        common::helm::newest_helm_release,
+    );
     step(
         "scaffold: API, webhooks, grafana; the helm edit runs make build-installer",
         || scaffold(&dir, &env),

@@ -12,15 +12,17 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, SystemTime};
 
-/// A `cargo` that appends `ARGS\tTOOLS_BIN\tRUST_TARGET\tASSETS` to
-/// `$STUB_LOG` for every call. A slow lane (`-- --ignored`) fails unless
-/// `KUBEBUILDER_ASSETS` and its tools directory exist, and fails on purpose
-/// when it runs the test file named by `$STUB_FAIL_TEST`.
+/// A `cargo` that appends `ARGS\tTOOLS_BIN\tASSETS` to `$STUB_LOG` for every
+/// call. A slow lane (`-- --ignored`) fails unless `KUBEBUILDER_ASSETS` (but
+/// for the shared tools' run, which comes before the control plane) and its
+/// tools directory exist, and fails on purpose when it runs the test file
+/// named by `$STUB_FAIL_TEST`.
 const STUB_CARGO: &str = r#"#!/usr/bin/env bash
 set -eu
-printf '%s\t%s\t%s\t%s\n' "$*" "${KUBEBUILDER_RS_TOOLS_BIN:-}" "${KUBEBUILDER_RS_RUST_TARGET:-}" \
-  "${KUBEBUILDER_ASSETS:-}" >>"$STUB_LOG"
+printf '%s\t%s\t%s\n' "$*" "${KUBEBUILDER_RS_TOOLS_BIN:-}" "${KUBEBUILDER_ASSETS:-}" >>"$STUB_LOG"
 case " $* " in
+*" --test shared_tools -- --ignored "*)
+  [ -d "$KUBEBUILDER_RS_CACHE/tools-bin" ] || { echo "stub cargo: no tools directory" >&2; exit 3; } ;;
 *" --ignored "*)
   [ -d "${KUBEBUILDER_ASSETS:-}" ] || { echo "stub cargo: no KUBEBUILDER_ASSETS directory" >&2; exit 3; }
   tools=${KUBEBUILDER_RS_TOOLS_BIN:-$KUBEBUILDER_RS_CACHE/tools-bin}
@@ -106,8 +108,7 @@ impl Stage {
             .env("STUB_LOG", self.dir.path().join("cargo.log"))
             .env("TMPDIR", self.dir.path())
             .env_remove("KUBEBUILDER_ASSETS")
-            .env_remove("KUBEBUILDER_RS_TOOLS_BIN")
-            .env_remove("KUBEBUILDER_RS_RUST_TARGET");
+            .env_remove("KUBEBUILDER_RS_TOOLS_BIN");
         for (key, value) in extra {
             command.env(key, value);
         }
@@ -126,25 +127,28 @@ impl Stage {
 struct CargoCall {
     args: Vec<String>,
     tools_bin: String,
-    rust_target: String,
     assets: String,
 }
 
 impl CargoCall {
     fn parse(line: &str) -> CargoCall {
         let fields: Vec<&str> = line.split('\t').collect();
-        assert_eq!(fields.len(), 4, "a stub cargo record: {line:?}");
+        assert_eq!(fields.len(), 3, "a stub cargo record: {line:?}");
         CargoCall {
             args: fields[0].split_whitespace().map(str::to_string).collect(),
             tools_bin: fields[1].to_string(),
-            rust_target: fields[2].to_string(),
-            assets: fields[3].to_string(),
+            assets: fields[2].to_string(),
         }
     }
 
-    /// A slow lane: the ignored tests of some test files.
-    fn is_lane(&self) -> bool {
+    /// A run of ignored tests: the shared tools' or a slow lane.
+    fn runs_ignored(&self) -> bool {
         self.args.iter().any(|a| a == "--ignored")
+    }
+
+    /// A slow lane: the ignored tests of some test files, after the tools.
+    fn is_lane(&self) -> bool {
+        self.runs_ignored() && self.test_files() != ["shared_tools"]
     }
 
     /// The test files named with `--test`.
@@ -166,20 +170,31 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// The test files under tests/ that hold slow (`#[ignore]`) tests.
-fn slow_test_files() -> BTreeSet<String> {
+/// The test files under tests/ whose source satisfies `holds`.
+fn test_files_where(holds: impl Fn(&str) -> bool) -> BTreeSet<String> {
     std::fs::read_dir(repo().join("tests"))
         .unwrap()
         .map(|entry| entry.unwrap().path())
         .filter(|path| path.extension().is_some_and(|ext| ext == "rs"))
-        .filter(|path| {
-            let source = std::fs::read_to_string(path).unwrap();
-            source
-                .lines()
-                .any(|line| line.trim_start().starts_with("#[ignore"))
-        })
+        .filter(|path| holds(&std::fs::read_to_string(path).unwrap()))
         .map(|path| path.file_stem().unwrap().to_string_lossy().into_owned())
         .collect()
+}
+
+/// The test files under tests/ that hold slow (`#[ignore]`) tests.
+fn slow_test_files() -> BTreeSet<String> {
+    test_files_where(|source| {
+        source
+            .lines()
+            .any(|line| line.trim_start().starts_with("#[ignore"))
+    })
+}
+
+/// The slow test files that build generated Rust projects
+/// (tests/common/rust_project.rs).
+fn rust_project_test_files() -> BTreeSet<String> {
+    let users = test_files_where(|source| source.contains("rust_project::"));
+    slow_test_files().intersection(&users).cloned().collect()
 }
 
 fn assert_passed(output: &Output) {
@@ -203,8 +218,19 @@ fn from_an_empty_cache_every_step_has_its_directories_and_each_slow_test_file_ru
     let firsts: Vec<&str> = calls.iter().map(|c| c.args[0].as_str()).collect();
     assert_eq!(
         firsts,
-        ["fmt", "clippy", "test", "test", "test", "test", "test"],
+        [
+            "fmt", "clippy", "test", "test", "test", "test", "test", "test"
+        ],
         "{calls:#?}"
+    );
+    let tools_run = &calls[4];
+    assert!(
+        tools_run.runs_ignored() && tools_run.test_files() == ["shared_tools"],
+        "the shared tools are built after the slow tests, before the lanes: {calls:#?}"
+    );
+    assert_eq!(
+        tools_run.tools_bin, "",
+        "the shared tools go to the first lane's tools directory"
     );
     let lanes: Vec<&CargoCall> = calls.iter().filter(|c| c.is_lane()).collect();
     assert_eq!(
@@ -220,24 +246,30 @@ fn from_an_empty_cache_every_step_has_its_directories_and_each_slow_test_file_ru
             "each lane gets the control plane the build printed"
         );
     }
-    let second: Vec<&&CargoCall> = lanes
-        .iter()
-        .filter(|lane| !lane.tools_bin.is_empty())
-        .collect();
+    let (second, first): (Vec<&CargoCall>, Vec<&CargoCall>) =
+        lanes.iter().partition(|lane| !lane.tools_bin.is_empty());
     assert_eq!(second.len(), 2, "the second lane's two calls: {calls:#?}");
     for call in second {
         assert_eq!(
             Path::new(&call.tools_bin),
             cache.join("tools-bin-second-lane")
         );
-        assert_eq!(
-            Path::new(&call.rust_target),
-            cache.join("rust-target-second-lane")
-        );
     }
     assert!(cache.join("tools-bin").is_dir());
+    let first_lane: BTreeSet<String> = first.iter().flat_map(|lane| lane.test_files()).collect();
+    for file in rust_project_test_files() {
+        assert!(
+            first_lane.contains(&file),
+            "{file} builds generated Rust projects in the one shared target directory: \
+             it belongs in the first lane"
+        );
+    }
 
-    let mut in_lanes: Vec<String> = lanes.iter().flat_map(|lane| lane.test_files()).collect();
+    let mut in_lanes: Vec<String> = calls
+        .iter()
+        .filter(|c| c.runs_ignored())
+        .flat_map(|lane| lane.test_files())
+        .collect();
     in_lanes.sort();
     let unique: BTreeSet<String> = in_lanes.iter().cloned().collect();
     assert_eq!(
@@ -304,10 +336,10 @@ fn a_warm_cache_seeds_the_second_lane_and_drops_stale_incremental_caches() {
 #[test]
 fn a_failing_second_lane_fails_the_run_and_shows_its_output() {
     let stage = Stage::new();
-    let output = stage.run(&[("STUB_FAIL_TEST", "rust_alpha_update")]);
+    let output = stage.run(&[("STUB_FAIL_TEST", "go_alpha_update")]);
     assert!(!output.status.success(), "{}", text(&output.stdout));
     assert!(
-        text(&output.stdout).contains("stub lane: rust_alpha_update failed"),
+        text(&output.stdout).contains("stub lane: go_alpha_update failed"),
         "the second lane's output is shown: {}",
         text(&output.stdout)
     );

@@ -24,3 +24,27 @@ pub fn helm_release(version: &str) -> PathBuf {
     std::fs::rename(scratch.path().join("helm"), &binary).unwrap();
     binary
 }
+
+/// The shared tools directory's helm of the newest helm.sh/helm/v3 release
+/// on the module proxy, built with Go when missing.
+pub fn newest_helm_release() -> PathBuf {
+    let scratch = tempfile::tempdir().unwrap();
+    let output = Command::new("go")
+        .args(["list", "-m", "-versions", "helm.sh/helm/v3"])
+        .current_dir(scratch.path())
+        .output()
+        .expect("go starts");
+    assert!(
+        output.status.success(),
+        "go list -m -versions helm.sh/helm/v3 failed"
+    );
+    let versions = String::from_utf8_lossy(&output.stdout).into_owned();
+    let version = versions
+        .split_whitespace()
+        .skip(1)
+        .filter(|v| !v.contains('-'))
+        .last()
+        .expect("a helm release")
+        .to_string();
+    helm_release(&version)
+}

@@ -7,17 +7,13 @@ use super::{kb_ok, output_ok, shared_tools_bin, words};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The cargo target directory every generated Rust project of this test
-/// process shares: `$KUBEBUILDER_RS_RUST_TARGET` (scripts/test-all gives its
-/// second lane one of its own), else `rust-target` beside the tools dir.
-/// Each project's binaries are `target/debug/manager` and `manifests`, so two
-/// processes building different projects in one directory at once could run
-/// each other's.
+/// The cargo target directory every generated Rust project shares:
+/// `rust-target` beside the tools dir. Each project's binaries are
+/// `target/debug/manager` and `manifests`, so two processes building
+/// different projects in it at once could run each other's: scripts/test-all
+/// runs every test that builds one in its first lane.
 pub fn shared_target_dir() -> PathBuf {
-    match std::env::var_os("KUBEBUILDER_RS_RUST_TARGET") {
-        Some(dir) => PathBuf::from(dir),
-        None => shared_tools_bin().with_file_name("rust-target"),
-    }
+    shared_tools_bin().with_file_name("rust-target")
 }
 
 /// An environment for cargo and make in generated projects, on `plane` if any.
