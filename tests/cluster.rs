@@ -8,6 +8,8 @@
 
 mod common;
 
+use common::cluster::ControlPlane;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -446,24 +448,59 @@ fn a_go_project_passes_its_own_make_test_e2e_unmodified() {
     let before = HostState::now();
     let cluster = Up::start(&dir);
 
-    // What a kubebuilder user's CI runs: the project's own suite builds the
-    // image with podman, loads it through `kind`, deploys, waits for the
-    // manager Pod and reads its metrics through the Service from a curl Pod.
-    // The project has no webhooks, so it needs no cert-manager and skips
-    // installing it the way kubebuilder's suite offers.
+    // The user's kubeconfig names another cluster as its current context:
+    // the suite must neither use it nor change the file (it works on the
+    // cluster `make test-e2e` hands it, kubernetes-sigs/kubebuilder #4116).
+    let decoy = ControlPlane::up();
+    let user_kubeconfig = scratch.path().join("home/.kube/config");
+    std::fs::create_dir_all(user_kubeconfig.parent().unwrap()).unwrap();
+    std::fs::copy(decoy.kubeconfig(), &user_kubeconfig).unwrap();
+    let user_kubeconfig_before = std::fs::read(&user_kubeconfig).unwrap();
+    let mut env: Vec<(String, String)> = cluster_env(&dir)
+        .into_iter()
+        .filter(|(key, _)| key != "KUBECONFIG")
+        .collect();
+    env.push((
+        "KUBECONFIG".into(),
+        user_kubeconfig.to_str().unwrap().into(),
+    ));
     let path = format!(
         "{}:{}",
         kubectl.parent().unwrap().display(),
         std::env::var("PATH").unwrap()
     );
+    env.push(("PATH".into(), path));
+    env.push((
+        "LOCALBIN".into(),
+        common::shared_tools_bin().to_str().unwrap().into(),
+    ));
+
+    // Run by hand, without the kubeconfig make passes, the suite refuses
+    // before it builds or changes anything.
+    let direct = Command::new("go")
+        .args(["test", "-tags=e2e", "./test/e2e/", "-v", "-ginkgo.v"])
+        .current_dir(&project)
+        .envs(env.iter().cloned())
+        .output()
+        .unwrap();
+    let direct_log = without_colours(&text(&direct.stdout));
+    assert!(
+        !direct.status.success() && direct_log.contains("E2E_KUBECONFIG is not set"),
+        "{}",
+        describe("go test ./test/e2e/ without E2E_KUBECONFIG", &direct)
+    );
+
+    // What a kubebuilder user's CI runs: the project's own suite builds the
+    // image with podman, loads it through `kind`, deploys, waits for the
+    // manager Pod and reads its metrics through the Service from a curl Pod.
+    // The project has no webhooks, so it needs no cert-manager and skips
+    // installing it the way kubebuilder's suite offers.
     let started = Instant::now();
     let output = Command::new("make")
         .arg("test-e2e")
         .current_dir(&project)
-        .envs(cluster_env(&dir))
-        .env("PATH", path)
+        .envs(env.iter().cloned())
         .env("CERT_MANAGER_INSTALL_SKIP", "true")
-        .env("LOCALBIN", common::shared_tools_bin())
         .output()
         .unwrap();
     eprintln!("make test-e2e took {:?}", started.elapsed());
@@ -478,9 +515,39 @@ fn a_go_project_passes_its_own_make_test_e2e_unmodified() {
         log.contains("Reusing Kind cluster guestbook-e2e"),
         "the suite ran on the cluster that was up: {log}"
     );
+    assert!(
+        log.contains(&format!(
+            "Using only the cluster of {}",
+            project.join("bin/guestbook-e2e.kubeconfig").display()
+        )),
+        "{log}"
+    );
     // Its clean-up deleted the cluster (`kind delete cluster`) as it does
-    // with kind: nothing of it stays.
+    // with kind: nothing of it stays, and its kubeconfig went with it.
     assert!(!dir.exists(), "kind delete cluster removes the cluster");
+    assert!(!project.join("bin/guestbook-e2e.kubeconfig").exists());
+
+    // The other cluster and the user's kubeconfig are as they were.
+    assert_eq!(
+        std::fs::read(&user_kubeconfig).unwrap(),
+        user_kubeconfig_before,
+        "the user's kubeconfig changed"
+    );
+    let decoy_env = common::cluster::env_for(&decoy);
+    for kind in ["namespaces", "customresourcedefinitions", "clusterroles"] {
+        let listed = decoy_env.kubectl(&["get", kind, "-o", "name"]);
+        let names = text(&listed.stdout);
+        assert!(
+            listed.status.success(),
+            "{}",
+            describe("kubectl get", &listed)
+        );
+        assert!(
+            !names.contains("guestbook") && !names.contains("webapp.example.com"),
+            "the suite changed the cluster of the user's current context: {names}"
+        );
+    }
+    drop(decoy);
     drop(cluster);
     assert_eq!(
         HostState::now(),

@@ -29,7 +29,7 @@ use common::cluster::{Env, install_cert_manager_crds, step};
 use common::rust_project::{rust_env, scaffold, shared_target_dir};
 use common::{empty_project_dir, kb_ok, persistent_project_dir, stderr, stdout, words};
 use std::path::Path;
-use std::process::Output;
+use std::process::{Command, Output};
 use std::time::Instant;
 
 const WORKFLOWS: &[&str] = &["lint.yml", "test.yml", "test-e2e.yml"];
@@ -38,7 +38,7 @@ const WORKFLOWS: &[&str] = &["lint.yml", "test.yml", "test-e2e.yml"];
 /// without what cargo sets for this test process (as the project's e2e
 /// suite runs make: build scripts that watch those variables would
 /// otherwise rebuild the project's dependencies at every step).
-fn make(env: &Env, dir: &Path, args: &[&str]) -> Output {
+fn make_command(env: &Env, dir: &Path, args: &[&str]) -> Command {
     let mut command = env.command(dir, "make", args);
     for (key, _) in std::env::vars() {
         let by_cargo = ["CARGO_PKG_", "CARGO_MANIFEST_", "CARGO_BIN_EXE_"]
@@ -48,21 +48,57 @@ fn make(env: &Env, dir: &Path, args: &[&str]) -> Output {
             command.env_remove(&key);
         }
     }
+    command.env("CARGO_TARGET_DIR", shared_target_dir());
     command
-        .env("CARGO_TARGET_DIR", shared_target_dir())
-        .output()
-        .expect("make starts")
 }
 
-/// `make test-e2e E2E_MANAGER=local`: whether it passed, and its output.
+fn make(env: &Env, dir: &Path, args: &[&str]) -> Output {
+    make_command(env, dir, args).output().expect("make starts")
+}
+
+/// A kubeconfig whose current context names a cluster that is not the
+/// test's (nothing listens there): what `KUBECONFIG` points at while the
+/// suite runs, so that any use of the current context fails loudly.
+const DECOY_KUBECONFIG: &str = "apiVersion: v1
+kind: Config
+clusters:
+- name: production
+  cluster:
+    server: https://127.0.0.1:9
+contexts:
+- name: production
+  context:
+    cluster: production
+    user: admin
+current-context: production
+users:
+- name: admin
+  user:
+    token: not-a-token
+";
+
+/// `make test-e2e E2E_MANAGER=local E2E_KUBECONFIG=<the control plane's>`
+/// with `KUBECONFIG` on a decoy: whether it passed, and its output. Panics
+/// if the decoy changed.
 fn make_test_e2e(env: &Env, dir: &Path) -> (bool, String) {
     let started = Instant::now();
-    let out = make(env, dir, &["test-e2e", "E2E_MANAGER=local"]);
+    let decoy = dir.with_file_name("decoy-kubeconfig");
+    std::fs::write(&decoy, DECOY_KUBECONFIG).unwrap();
+    let given = format!("E2E_KUBECONFIG={}", env.kubeconfig.display());
+    let out = make_command(env, dir, &["test-e2e", "E2E_MANAGER=local", &given])
+        .env("KUBECONFIG", &decoy)
+        .output()
+        .expect("make starts");
     let text = format!("{}{}", stdout(&out), stderr(&out));
     eprintln!(
         "    make test-e2e: {} ({:.1}s)",
         out.status,
         started.elapsed().as_secs_f64()
+    );
+    assert_eq!(
+        std::fs::read_to_string(&decoy).unwrap(),
+        DECOY_KUBECONFIG,
+        "make test-e2e changed the user's kubeconfig"
     );
     (out.status.success(), text)
 }
@@ -120,11 +156,30 @@ fn make_test_e2e_checks_the_manager_on_the_test_control_plane() {
     step("cert-manager's CRDs (no cert-manager runs)", || {
         install_cert_manager_crds(&env)
     });
+    step(
+        "without E2E_KUBECONFIG, E2E_MANAGER=local refuses in one line",
+        || {
+            let out = make(&env, &dir, &["test-e2e", "E2E_MANAGER=local"]);
+            assert!(!out.status.success(), "make test-e2e passed");
+            let message = stderr(&out);
+            assert_eq!(
+                message.trim().lines().next().unwrap_or_default(),
+                "E2E_MANAGER=local needs E2E_KUBECONFIG: the kubeconfig of the cluster (an API server without nodes) the tests may use.",
+                "{message}"
+            );
+            assert_cleaned_up(&env);
+        },
+    );
     step("make test-e2e E2E_MANAGER=local passes", || {
         let (passed, output) = make_test_e2e(&env, &dir);
         assert!(passed, "make test-e2e failed:\n{output}");
+        let given = format!(
+            "Using the cluster of E2E_KUBECONFIG={}",
+            env.kubeconfig.display()
+        );
         for said in [
-            "E2E_MANAGER=local: using the cluster of your kubeconfig",
+            given.as_str(),
+            "only on the cluster of",
             "e2e: metrics served to the authorised token",
             "e2e: the webhooks answered",
             "frigate.ship.example.com/frigate-sample created (server dry run)",
