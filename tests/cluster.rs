@@ -427,6 +427,33 @@ fn up_without_a_prerequisite_says_which_in_one_line_and_makes_nothing() {
     assert_eq!(HostState::now(), before);
 }
 
+/// What a project's `make test-e2e` runs with on the cluster in `dir`: the
+/// cluster's variables (podman's configuration, KIND, KIND_CLUSTER), the
+/// control plane's kubectl first on PATH, the shared tools, and
+/// `KUBECONFIG` on `user_kubeconfig`, whose current context is another
+/// cluster's: the suite must use only the kubeconfig make hands it.
+fn e2e_env(dir: &Path, kubectl: &Path, user_kubeconfig: &Path) -> Vec<(String, String)> {
+    let mut env: Vec<(String, String)> = cluster_env(dir)
+        .into_iter()
+        .filter(|(key, _)| key != "KUBECONFIG")
+        .collect();
+    env.push((
+        "KUBECONFIG".into(),
+        user_kubeconfig.to_str().unwrap().into(),
+    ));
+    let path = format!(
+        "{}:{}",
+        kubectl.parent().unwrap().display(),
+        std::env::var("PATH").unwrap()
+    );
+    env.push(("PATH".into(), path));
+    env.push((
+        "LOCALBIN".into(),
+        common::shared_tools_bin().to_str().unwrap().into(),
+    ));
+    env
+}
+
 #[test]
 #[ignore = "needs root, Go and Debian's container packages; run by the README's test command"]
 fn a_go_project_passes_its_own_make_test_e2e_unmodified() {
@@ -456,24 +483,7 @@ fn a_go_project_passes_its_own_make_test_e2e_unmodified() {
     std::fs::create_dir_all(user_kubeconfig.parent().unwrap()).unwrap();
     std::fs::copy(decoy.kubeconfig(), &user_kubeconfig).unwrap();
     let user_kubeconfig_before = std::fs::read(&user_kubeconfig).unwrap();
-    let mut env: Vec<(String, String)> = cluster_env(&dir)
-        .into_iter()
-        .filter(|(key, _)| key != "KUBECONFIG")
-        .collect();
-    env.push((
-        "KUBECONFIG".into(),
-        user_kubeconfig.to_str().unwrap().into(),
-    ));
-    let path = format!(
-        "{}:{}",
-        kubectl.parent().unwrap().display(),
-        std::env::var("PATH").unwrap()
-    );
-    env.push(("PATH".into(), path));
-    env.push((
-        "LOCALBIN".into(),
-        common::shared_tools_bin().to_str().unwrap().into(),
-    ));
+    let env = e2e_env(&dir, &kubectl, &user_kubeconfig);
 
     // Run by hand, without the kubeconfig make passes, the suite refuses
     // before it builds or changes anything.
@@ -548,6 +558,91 @@ fn a_go_project_passes_its_own_make_test_e2e_unmodified() {
         );
     }
     drop(decoy);
+    drop(cluster);
+    assert_eq!(
+        HostState::now(),
+        before,
+        "the cluster left something behind"
+    );
+}
+
+/// A kubeconfig whose current context names a cluster that is not the
+/// test's (nothing listens there).
+const UNREACHABLE_KUBECONFIG: &str = "apiVersion: v1
+kind: Config
+clusters:
+- name: production
+  cluster:
+    server: https://127.0.0.1:9
+contexts:
+- name: production
+  context:
+    cluster: production
+    user: admin
+current-context: production
+users:
+- name: admin
+  user:
+    token: not-a-token
+";
+
+#[test]
+#[ignore = "needs root, Go, Rust and Debian's container packages; run by the README's test command"]
+fn a_rust_project_passes_its_own_make_test_e2e_with_the_manager_in_the_cluster() {
+    run_ok(&support("cluster"), &["assets"], &[]);
+    let kubectl = kubectl_path();
+    let (_project_tmp, project) = common::empty_project_dir("shipyard");
+    common::rust_project::scaffold(
+        &project,
+        &["create api --group ship --version v1 --kind Frigate --resource --controller"],
+    );
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path().join("clusters/shipyard-e2e");
+    let before = HostState::now();
+    let cluster = Up::start(&dir);
+    let user_kubeconfig = scratch.path().join("home/.kube/config");
+    std::fs::create_dir_all(user_kubeconfig.parent().unwrap()).unwrap();
+    std::fs::write(&user_kubeconfig, UNREACHABLE_KUBECONFIG).unwrap();
+
+    // The suite's default mode: the image built from the project's
+    // Dockerfile with podman (the rust and distroless/cc stand-ins), loaded
+    // through `kind`, deployed, the Deployment available, the metrics read
+    // by a curl Pod with a ServiceAccount token.
+    let started = Instant::now();
+    let output = common::rust_project::holding_the_build_lock(|| {
+        let mut make = Command::new("make");
+        common::rust_project::without_cargo_test_env(&mut make)
+            .arg("test-e2e")
+            .current_dir(&project)
+            .envs(e2e_env(&dir, &kubectl, &user_kubeconfig))
+            .env(
+                "CARGO_TARGET_DIR",
+                common::rust_project::shared_target_dir(),
+            )
+            .output()
+            .unwrap()
+    });
+    eprintln!("make test-e2e took {:?}", started.elapsed());
+    assert!(
+        output.status.success(),
+        "{}",
+        describe("make test-e2e", &output)
+    );
+    let log = without_colours(&format!("{}{}", text(&output.stdout), text(&output.stderr)));
+    for said in [
+        "Kind cluster 'shipyard-e2e' exists: using it",
+        "e2e: E2E_MANAGER=Cluster, only on the cluster of",
+        "e2e: metrics served to the authorised token",
+        "test result: ok. 1 passed",
+    ] {
+        assert!(log.contains(said), "{said:?} not in:\n{log}");
+    }
+    assert!(!dir.exists(), "kind delete cluster removes the cluster");
+    assert_eq!(
+        std::fs::read_to_string(&user_kubeconfig).unwrap(),
+        UNREACHABLE_KUBECONFIG,
+        "the user's kubeconfig changed"
+    );
     drop(cluster);
     assert_eq!(
         HostState::now(),

@@ -26,7 +26,7 @@ mod common;
 use common::actionlint::{actionlint, check_workflow};
 use common::cluster::ControlPlane;
 use common::cluster::{Env, install_cert_manager_crds, step};
-use common::rust_project::{rust_env, scaffold, shared_target_dir};
+use common::rust_project::{rust_env, scaffold, shared_target_dir, without_cargo_test_env};
 use common::{empty_project_dir, kb_ok, persistent_project_dir, stderr, stdout, words};
 use std::path::Path;
 use std::process::{Command, Output};
@@ -35,20 +35,10 @@ use std::time::Instant;
 const WORKFLOWS: &[&str] = &["lint.yml", "test.yml", "test-e2e.yml"];
 
 /// `make args` in `dir` on `env`'s cluster with the shared target dir,
-/// without what cargo sets for this test process (as the project's e2e
-/// suite runs make: build scripts that watch those variables would
-/// otherwise rebuild the project's dependencies at every step).
+/// without what cargo sets for this test process.
 fn make_command(env: &Env, dir: &Path, args: &[&str]) -> Command {
     let mut command = env.command(dir, "make", args);
-    for (key, _) in std::env::vars() {
-        let by_cargo = ["CARGO_PKG_", "CARGO_MANIFEST_", "CARGO_BIN_EXE_"]
-            .iter()
-            .any(|prefix| key.starts_with(prefix));
-        if by_cargo || ["CARGO", "CARGO_CRATE_NAME", "LD_LIBRARY_PATH"].contains(&key.as_str()) {
-            command.env_remove(&key);
-        }
-    }
-    command.env("CARGO_TARGET_DIR", shared_target_dir());
+    without_cargo_test_env(&mut command).env("CARGO_TARGET_DIR", shared_target_dir());
     command
 }
 

@@ -78,6 +78,30 @@ pub fn run_locked(env: &Env, dir: &Path, program: &str, args: &[&str]) -> String
     run(env, dir, program, args)
 }
 
+/// Removes from `command` what cargo sets for this test process, as a
+/// generated project's e2e suite does when it runs make: build scripts that
+/// watch those variables would otherwise rebuild the project's dependencies
+/// at every step.
+pub fn without_cargo_test_env(command: &mut Command) -> &mut Command {
+    for (key, _) in std::env::vars() {
+        let by_cargo = ["CARGO_PKG_", "CARGO_MANIFEST_", "CARGO_BIN_EXE_"]
+            .iter()
+            .any(|prefix| key.starts_with(prefix));
+        if by_cargo || ["CARGO", "CARGO_CRATE_NAME", "LD_LIBRARY_PATH"].contains(&key.as_str()) {
+            command.env_remove(&key);
+        }
+    }
+    command
+}
+
+/// Runs `body` holding the lock of [`build_manager`]: for a make target run
+/// with the shared target directory by hand (`make test-e2e` builds and runs
+/// the project's binaries from it).
+pub fn holding_the_build_lock<T>(body: impl FnOnce() -> T) -> T {
+    let _lock = ManagerBuildLock::take();
+    body()
+}
+
 /// Starts `binary` (from [`build_manager`]) with `args` on `env`'s cluster,
 /// its output in `log`; interrupted when the returned value drops.
 pub fn start_manager(env: &Env, binary: &Path, args: &[&str], log: &Path) -> Background {
