@@ -472,3 +472,51 @@ fn help_has_examples() {
         );
     }
 }
+
+/// In a tools directory shared by projects that pin other versions (a
+/// `LOCALBIN` of your own, or a kubebuilder project's next to this one), the
+/// tool targets point each link at the version this project pins, instead
+/// of using whatever the link pointed at.
+#[test]
+fn tool_targets_point_shared_links_at_the_pinned_versions() {
+    use std::os::unix::fs::PermissionsExt;
+    let (_tmp, dir) = empty_project_dir("guestbook");
+    init_project(&dir, &[]);
+    let makefile = std::fs::read_to_string(dir.join("Makefile")).unwrap();
+    let pinned = |name: &str| {
+        makefile
+            .lines()
+            .find_map(|line| line.strip_prefix(&format!("{name} ?= ")))
+            .unwrap_or_else(|| panic!("no {name} in the Makefile"))
+            .trim()
+            .to_string()
+    };
+    let localbin = tempfile::tempdir().unwrap();
+    let tools = [
+        ("controller-gen", pinned("CONTROLLER_TOOLS_VERSION")),
+        ("kustomize", pinned("KUSTOMIZE_VERSION")),
+    ];
+    for (tool, version) in &tools {
+        for build in [format!("{tool}-{version}"), format!("{tool}-v0.0.1")] {
+            let path = localbin.path().join(build);
+            std::fs::write(&path, "#!/bin/sh\n").unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        std::os::unix::fs::symlink(format!("{tool}-v0.0.1"), localbin.path().join(tool)).unwrap();
+    }
+    let output = std::process::Command::new("make")
+        .args(["controller-gen", "kustomize"])
+        .arg(format!("LOCALBIN={}", localbin.path().display()))
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "make: {}", stderr(&output));
+    for (tool, version) in &tools {
+        let link = std::fs::read_link(localbin.path().join(tool)).unwrap();
+        assert_eq!(
+            link,
+            Path::new(&format!("{tool}-{version}")),
+            "{tool} still points at another project's version"
+        );
+    }
+}
