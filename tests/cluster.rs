@@ -128,9 +128,17 @@ struct HostState {
 }
 
 /// What podman keeps on a machine while or once it has run there (its cgroup
-/// parent, its firewall chains, the netns mount point, its bridge): podman's
-/// own, made and removed by podman whether or not a cluster runs.
-const PODMAN_OWN: &[&str] = &["libpod_parent", "NETAVARK", "/run/netns", "podman0"];
+/// parent and its builds' cgroups, its firewall chains, the netns mount
+/// point, its bridge, the mount of its image store, which it makes and
+/// removes as images are used): podman's own, whether or not a cluster runs.
+const PODMAN_OWN: &[&str] = &[
+    "libpod_parent",
+    "buildah-buildah",
+    "NETAVARK",
+    "/run/netns",
+    "podman0",
+    "/var/lib/containers/storage",
+];
 
 impl HostState {
     fn now() -> HostState {
