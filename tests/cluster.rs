@@ -574,26 +574,6 @@ fn a_go_project_passes_its_own_make_test_e2e_unmodified() {
     );
 }
 
-/// A kubeconfig whose current context names a cluster that is not the
-/// test's (nothing listens there).
-const UNREACHABLE_KUBECONFIG: &str = "apiVersion: v1
-kind: Config
-clusters:
-- name: production
-  cluster:
-    server: https://127.0.0.1:9
-contexts:
-- name: production
-  context:
-    cluster: production
-    user: admin
-current-context: production
-users:
-- name: admin
-  user:
-    token: not-a-token
-";
-
 #[test]
 #[ignore = "needs root, Go, Rust and Debian's container packages; run by the README's test command"]
 fn a_rust_project_passes_its_own_make_test_e2e_with_the_manager_in_the_cluster() {
@@ -610,7 +590,7 @@ fn a_rust_project_passes_its_own_make_test_e2e_with_the_manager_in_the_cluster()
     let cluster = Up::start(&dir);
     let user_kubeconfig = scratch.path().join("home/.kube/config");
     std::fs::create_dir_all(user_kubeconfig.parent().unwrap()).unwrap();
-    std::fs::write(&user_kubeconfig, UNREACHABLE_KUBECONFIG).unwrap();
+    std::fs::write(&user_kubeconfig, common::cluster::UNREACHABLE_KUBECONFIG).unwrap();
 
     // The suite's default mode: the image built from the project's
     // Dockerfile with podman (the rust and distroless/cc stand-ins), loaded
@@ -648,7 +628,7 @@ fn a_rust_project_passes_its_own_make_test_e2e_with_the_manager_in_the_cluster()
     assert!(!dir.exists(), "kind delete cluster removes the cluster");
     assert_eq!(
         std::fs::read_to_string(&user_kubeconfig).unwrap(),
-        UNREACHABLE_KUBECONFIG,
+        common::cluster::UNREACHABLE_KUBECONFIG,
         "the user's kubeconfig changed"
     );
     drop(cluster);

@@ -46,34 +46,13 @@ fn make(env: &Env, dir: &Path, args: &[&str]) -> Output {
     make_command(env, dir, args).output().expect("make starts")
 }
 
-/// A kubeconfig whose current context names a cluster that is not the
-/// test's (nothing listens there): what `KUBECONFIG` points at while the
-/// suite runs, so that any use of the current context fails loudly.
-const DECOY_KUBECONFIG: &str = "apiVersion: v1
-kind: Config
-clusters:
-- name: production
-  cluster:
-    server: https://127.0.0.1:9
-contexts:
-- name: production
-  context:
-    cluster: production
-    user: admin
-current-context: production
-users:
-- name: admin
-  user:
-    token: not-a-token
-";
-
 /// `make test-e2e E2E_MANAGER=local E2E_KUBECONFIG=<the control plane's>`
 /// with `KUBECONFIG` on a decoy: whether it passed, and its output. Panics
 /// if the decoy changed.
 fn make_test_e2e(env: &Env, dir: &Path) -> (bool, String) {
     let started = Instant::now();
     let decoy = dir.with_file_name("decoy-kubeconfig");
-    std::fs::write(&decoy, DECOY_KUBECONFIG).unwrap();
+    std::fs::write(&decoy, common::cluster::UNREACHABLE_KUBECONFIG).unwrap();
     let given = format!("E2E_KUBECONFIG={}", env.kubeconfig.display());
     let out = make_command(env, dir, &["test-e2e", "E2E_MANAGER=local", &given])
         .env("KUBECONFIG", &decoy)
@@ -87,7 +66,7 @@ fn make_test_e2e(env: &Env, dir: &Path) -> (bool, String) {
     );
     assert_eq!(
         std::fs::read_to_string(&decoy).unwrap(),
-        DECOY_KUBECONFIG,
+        common::cluster::UNREACHABLE_KUBECONFIG,
         "make test-e2e changed the user's kubeconfig"
     );
     (out.status.success(), text)

@@ -335,3 +335,24 @@ fn get_args<'a>(kind: &'a str, name: &'a str, namespace: &'a Option<String>) -> 
     }
     args
 }
+
+/// A kubeconfig whose current context names a cluster that is not the
+/// test's (nothing listens there): what `KUBECONFIG` points at while a
+/// project's e2e suite runs, so any use of the current context fails loudly.
+pub const UNREACHABLE_KUBECONFIG: &str = "apiVersion: v1
+kind: Config
+clusters:
+- name: production
+  cluster:
+    server: https://127.0.0.1:9
+contexts:
+- name: production
+  context:
+    cluster: production
+    user: admin
+current-context: production
+users:
+- name: admin
+  user:
+    token: not-a-token
+";
