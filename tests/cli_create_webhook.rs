@@ -371,3 +371,84 @@ fn a_multigroup_conversion_patch_is_named_after_group_and_plural() {
         "{crd}"
     );
 }
+
+/// The lines of `text` that start an `It(` spec, trimmed.
+fn specs(text: &str) -> Vec<&str> {
+    text.lines()
+        .map(str::trim)
+        .filter(|line| line.starts_with("It(\""))
+        .collect()
+}
+
+#[test]
+fn the_e2e_suite_checks_each_webhook_asked_for_once() {
+    let (_tmp, dir) = project_with_apis();
+    let e2e = "test/e2e/e2e_test.go";
+    let before = read(&dir, e2e);
+    kb_ok(
+        &dir,
+        &[&["create", "webhook"][..], CAPTAIN, &["--defaulting"]].concat(),
+    );
+    let defaulting = read(&dir, e2e);
+    let added: Vec<&str> = specs(&defaulting)
+        .into_iter()
+        .filter(|spec| !specs(&before).contains(spec))
+        .collect();
+    assert_eq!(
+        added,
+        [
+            "It(\"has the webhook serving certificate from cert-manager\", func() {",
+            "It(\"has the CA bundle injected into the mutating webhooks\", func() {",
+        ]
+    );
+    assert!(defaulting.contains("kubernetes.io/service-name=guestbook-webhook-service"));
+    assert!(defaulting.contains("\"guestbook-mutating-webhook-configuration\""));
+    assert!(!defaulting.contains("validating-webhook-configuration"));
+
+    // Another kind's webhooks add only what is new; the conversion webhook
+    // is checked on its CRD.
+    kb_ok(
+        &dir,
+        &words(
+            "create webhook --group crew --version v1 --kind FirstMate --defaulting --programmatic-validation --conversion --spoke v2",
+        ),
+    );
+    let all = read(&dir, e2e);
+    let added: Vec<&str> = specs(&all)
+        .into_iter()
+        .filter(|spec| !specs(&defaulting).contains(spec))
+        .collect();
+    assert_eq!(
+        added,
+        [
+            "It(\"has the CA bundle injected into the validating webhooks\", func() {",
+            "It(\"has the CA bundle injected into the FirstMate conversion webhook\", func() {",
+        ]
+    );
+    assert!(all.contains("\"firstmates.crew.example.com\""), "{all}");
+    assert_eq!(
+        all.matches("waiting for the webhook Service to have a ready endpoint")
+            .count(),
+        1
+    );
+
+    // A suite without the markers (or no suite at all) is left alone.
+    let (_tmp2, bare) = project_with_apis();
+    std::fs::write(bare.join(e2e), "package e2e\n").unwrap();
+    kb_ok(
+        &bare,
+        &[&["create", "webhook"][..], CAPTAIN, &["--defaulting"]].concat(),
+    );
+    assert_eq!(read(&bare, e2e), "package e2e\n");
+    std::fs::remove_file(bare.join(e2e)).unwrap();
+    kb_ok(
+        &bare,
+        &[
+            &["create", "webhook"][..],
+            CAPTAIN,
+            &["--programmatic-validation"],
+        ]
+        .concat(),
+    );
+    assert!(!bare.join(e2e).exists());
+}

@@ -7,7 +7,7 @@
 
 use super::resource_view::{ResourceView, go_identifier};
 use super::{STORAGE_VERSION_MARKER, TEMPLATE_DIR, base_context, read_go_header};
-use crate::machinery::{Change, Context, Fragments, Plan, Templates, TreeFile};
+use crate::machinery::{Change, Context, Fragments, Plan, Templates, TreeFile, lines};
 use crate::plugins::WebhookContext;
 use crate::project::bookkeeping::WebhookOptions;
 use crate::resource::Resource;
@@ -129,10 +129,56 @@ pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
             });
         }
     }
-    for group in webhook_groups(options, generation) {
+    let e2e_suite = std::fs::read_to_string(ctx.dir.join(E2E_TEST)).ok();
+    let groups = webhook_groups(options, generation)
+        .into_iter()
+        .chain(e2e_groups(options, e2e_suite.as_deref()));
+    for group in groups {
         fragments.plan(group, &templates, &context, &vars, plan)?;
     }
     Ok(())
+}
+
+/// The project's e2e suite.
+const E2E_TEST: &str = "test/e2e/e2e_test.go";
+/// Where the suite's webhook checks go.
+const E2E_CHECKS_MARKER: &str = "+kubebuilder:scaffold:e2e-webhooks-checks";
+/// Where the suite waits for the webhooks before it reads the metrics.
+const E2E_READINESS_MARKER: &str = "+kubebuilder:scaffold:e2e-metrics-webhooks-readiness";
+
+/// The e2e suite's fragment groups a request needs, given the suite's text
+/// (none without a suite): the checks for each webhook asked for where the
+/// suite has their marker, and, for a defaulting or validating webhook, the
+/// wait for the webhooks before the metrics are read, as kubebuilder extends
+/// the suite.
+fn e2e_groups(options: &WebhookOptions, suite: Option<&str>) -> Vec<&'static str> {
+    let Some(suite) = suite else {
+        return Vec::new();
+    };
+    let mut groups = Vec::new();
+    if lines::marker_line(suite, E2E_CHECKS_MARKER).is_some() {
+        groups.push("e2e-checks");
+        for (wanted, group) in [
+            (options.defaulting, "e2e-checks-defaulting"),
+            (options.validation, "e2e-checks-validation"),
+            (options.conversion, "e2e-checks-conversion"),
+        ] {
+            if wanted {
+                groups.push(group);
+            }
+        }
+    }
+    let serves = options.defaulting || options.validation;
+    if serves && lines::marker_line(suite, E2E_READINESS_MARKER).is_some() {
+        groups.push("e2e-readiness");
+        if options.defaulting {
+            groups.push("e2e-readiness-defaulting");
+        }
+        if options.validation {
+            groups.push("e2e-readiness-validation");
+        }
+    }
+    groups
 }
 
 /// The fragment groups a request needs, in the order they are planned; the
