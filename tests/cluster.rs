@@ -387,6 +387,28 @@ fn pods_run_from_the_registry_and_the_kind_stand_in_and_down_leaves_nothing() {
     );
     assert_eq!((phase.as_str(), log.trim()), ("Succeeded", "200"));
 
+    // deploy-image's example images: memcached serves (the command its
+    // scaffold runs, as a user of the Pod's choosing), BusyBox's commands.
+    let (phase, log) = run_pod(
+        &kubectl,
+        &env,
+        "memcached",
+        "memcached:1.6.26-alpine3.19",
+        "IfNotPresent",
+        "memcached --memory-limit=64 -o modern & sleep 1; printf 'version\\r\\nquit\\r\\n' | busybox nc 127.0.0.1 11211",
+    );
+    assert_eq!(phase, "Succeeded", "{log}");
+    assert!(log.starts_with("VERSION 1.6."), "{log}");
+    let (phase, log) = run_pod(
+        &kubectl,
+        &env,
+        "busybox",
+        "busybox:1.36.1",
+        "IfNotPresent",
+        "wc -l </etc/passwd && sha256sum /etc/group >/dev/null && echo busybox-ok",
+    );
+    assert_eq!((phase.as_str(), log.trim()), ("Succeeded", "2\nbusybox-ok"));
+
     // Down, with Pods still running: nothing of the cluster stays.
     cluster.down();
     assert_eq!(HostState::now(), before, "down left something behind");
@@ -472,16 +494,25 @@ fn a_go_project_passes_its_own_make_test_e2e_unmodified() {
         &project,
         &common::words("init --domain example.com --repo example.com/guestbook"),
     );
-    common::kb_ok(
-        &project,
-        &common::words(
-            "create api --group webapp --version v1 --kind Guestbook --resource --controller",
-        ),
-    );
+    for command in [
+        "create api --group webapp --version v1 --kind Guestbook --resource --controller",
+        "create webhook --group webapp --version v1 --kind Guestbook --defaulting --programmatic-validation",
+        "create api --group webapp --version v2 --kind Guestbook --resource --controller=false",
+        "create webhook --group webapp --version v1 --kind Guestbook --conversion --spoke v2",
+    ] {
+        common::kb_ok(&project, &common::words(command));
+    }
     let scratch = tempfile::tempdir().unwrap();
     let dir = scratch.path().join("clusters/guestbook-e2e");
     let before = HostState::now();
     let cluster = Up::start(&dir);
+    // cert-manager as a user's CI has it before the suite runs (the suite
+    // finds it and leaves it alone).
+    run_ok(
+        &support("cluster"),
+        &["cert-manager", dir.to_str().unwrap()],
+        &[],
+    );
 
     // The user's kubeconfig names another cluster as its current context:
     // the suite must neither use it nor change the file (it works on the
@@ -510,15 +541,15 @@ fn a_go_project_passes_its_own_make_test_e2e_unmodified() {
 
     // What a kubebuilder user's CI runs: the project's own suite builds the
     // image with podman, loads it through `kind`, deploys, waits for the
-    // manager Pod and reads its metrics through the Service from a curl Pod.
-    // The project has no webhooks, so it needs no cert-manager and skips
-    // installing it the way kubebuilder's suite offers.
+    // manager Pod and its webhook Service, reads the metrics through the
+    // Service from a curl Pod, and checks that cert-manager issued the
+    // webhook certificate and injected its CA into the mutating, validating
+    // and conversion webhooks.
     let started = Instant::now();
     let output = Command::new("make")
         .arg("test-e2e")
         .current_dir(&project)
         .envs(env.iter().cloned())
-        .env("CERT_MANAGER_INSTALL_SKIP", "true")
         .output()
         .unwrap();
     eprintln!("make test-e2e took {:?}", started.elapsed());
@@ -528,7 +559,16 @@ fn a_go_project_passes_its_own_make_test_e2e_unmodified() {
         describe("make test-e2e", &output)
     );
     let log = without_colours(&text(&output.stdout));
-    assert!(log.contains("2 Passed | 0 Failed"), "{log}");
+    assert!(log.contains("6 Passed | 0 Failed"), "{log}");
+    for spec in [
+        "has the webhook serving certificate from cert-manager",
+        "has the CA bundle injected into the mutating webhooks",
+        "has the CA bundle injected into the validating webhooks",
+        "has the CA bundle injected into the Guestbook conversion webhook",
+        "cert-manager is already installed; leaving it alone",
+    ] {
+        assert!(log.contains(spec), "{spec:?} not in:\n{log}");
+    }
     assert!(
         log.contains("Reusing Kind cluster guestbook-e2e"),
         "the suite ran on the cluster that was up: {log}"
@@ -580,14 +620,16 @@ fn a_rust_project_passes_its_own_make_test_e2e_with_the_manager_in_the_cluster()
     run_ok(&support("cluster"), &["assets"], &[]);
     let kubectl = kubectl_path();
     let (_project_tmp, project) = common::empty_project_dir("shipyard");
-    common::rust_project::scaffold(
-        &project,
-        &["create api --group ship --version v1 --kind Frigate --resource --controller"],
-    );
+    common::rust_project::scaffold(&project, common::rust_project::WEBHOOK_PROJECT);
     let scratch = tempfile::tempdir().unwrap();
     let dir = scratch.path().join("clusters/shipyard-e2e");
     let before = HostState::now();
     let cluster = Up::start(&dir);
+    run_ok(
+        &support("cluster"),
+        &["cert-manager", dir.to_str().unwrap()],
+        &[],
+    );
     let user_kubeconfig = scratch.path().join("home/.kube/config");
     std::fs::create_dir_all(user_kubeconfig.parent().unwrap()).unwrap();
     std::fs::write(&user_kubeconfig, common::cluster::UNREACHABLE_KUBECONFIG).unwrap();
@@ -595,7 +637,9 @@ fn a_rust_project_passes_its_own_make_test_e2e_with_the_manager_in_the_cluster()
     // The suite's default mode: the image built from the project's
     // Dockerfile with podman (the rust and distroless/cc stand-ins), loaded
     // through `kind`, deployed, the Deployment available, the metrics read
-    // by a curl Pod with a ServiceAccount token.
+    // by a curl Pod with a ServiceAccount token, cert-manager's CA in every
+    // webhook, and the API server calling the webhooks (and converting the
+    // v2 sample) through the webhook Service.
     let started = Instant::now();
     let output = common::rust_project::holding_the_build_lock(|| {
         let mut make = Command::new("make");
@@ -621,10 +665,18 @@ fn a_rust_project_passes_its_own_make_test_e2e_with_the_manager_in_the_cluster()
         "Kind cluster 'shipyard-e2e' exists: using it",
         "e2e: E2E_MANAGER=Cluster, only on the cluster of",
         "e2e: metrics served to the authorised token",
+        "e2e: cert-manager is installed already",
+        "e2e: the webhooks answered",
         "test result: ok. 1 passed",
     ] {
         assert!(log.contains(said), "{said:?} not in:\n{log}");
     }
+    assert_eq!(
+        log.matches("frigate.ship.example.com/frigate-sample created (server dry run)")
+            .count(),
+        2,
+        "both samples, v1 and v2, reached the webhooks: {log}"
+    );
     assert!(!dir.exists(), "kind delete cluster removes the cluster");
     assert_eq!(
         std::fs::read_to_string(&user_kubeconfig).unwrap(),

@@ -112,13 +112,7 @@ fn make_test_e2e_checks_the_manager_on_the_test_control_plane() {
     let started = Instant::now();
     let dir = persistent_project_dir("shipyard");
     step("scaffold: init, create api, create webhook", || {
-        scaffold(
-            &dir,
-            &[
-                "create api --group ship --version v1 --kind Frigate --resource --controller",
-                "create webhook --group ship --version v1 --kind Frigate --defaulting --programmatic-validation",
-            ],
-        )
+        scaffold(&dir, common::rust_project::WEBHOOK_PROJECT)
     });
     let plane = step("control-plane up", ControlPlane::up);
     let env = rust_env(Some(&plane));
@@ -151,11 +145,19 @@ fn make_test_e2e_checks_the_manager_on_the_test_control_plane() {
             "only on the cluster of",
             "e2e: metrics served to the authorised token",
             "e2e: the webhooks answered",
-            "frigate.ship.example.com/frigate-sample created (server dry run)",
             "test result: ok. 1 passed",
         ] {
             assert!(output.contains(said), "{said:?} not in:\n{output}");
         }
+        // Both samples, v1 and v2: the v2 one reached the v1 webhooks
+        // through the conversion webhook.
+        assert_eq!(
+            output
+                .matches("frigate.ship.example.com/frigate-sample created (server dry run)")
+                .count(),
+            2,
+            "{output}"
+        );
         assert_cleaned_up(&env);
     });
     step("metrics served without authorisation: it fails", || {

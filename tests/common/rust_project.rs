@@ -45,6 +45,16 @@ pub fn run(env: &Env, dir: &Path, program: &str, args: &[&str]) -> String {
     output_ok(&mut command, dir, program, args)
 }
 
+/// The commands after `init` of the e2e suites' project: an API with a
+/// controller, defaulting and validating webhooks, and a conversion
+/// webhook to a second version.
+pub const WEBHOOK_PROJECT: &[&str] = &[
+    "create api --group ship --version v1 --kind Frigate --resource --controller",
+    "create webhook --group ship --version v1 --kind Frigate --defaulting --programmatic-validation",
+    "create api --group ship --version v2 --kind Frigate --resource --controller=false",
+    "create webhook --group ship --version v1 --kind Frigate --conversion --spoke v2",
+];
+
 /// Scaffolds a rust/v1-alpha project in `dir`: `init` (domain example.com),
 /// then each of `commands`.
 pub fn scaffold(dir: &Path, commands: &[&str]) {
