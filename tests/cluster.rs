@@ -484,6 +484,32 @@ fn e2e_env(dir: &Path, kubectl: &Path, user_kubeconfig: &Path) -> Vec<(String, S
     env
 }
 
+/// `make docker-build docker-push` of the project in `project`, unmodified,
+/// to the cluster's registry: the registry then serves the image.
+fn push_to_the_registry(project: &Path, env: &[(String, String)], name: &str) {
+    let registry = value(env, "REGISTRY");
+    let image = format!("{registry}/{name}:v0.0.1");
+    let output = Command::new("make")
+        .args(["docker-build", "docker-push", &format!("IMG={image}")])
+        .current_dir(project)
+        .envs(env.iter().cloned())
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        describe("make docker-build docker-push", &output)
+    );
+    let manifest = sh(&format!(
+        "curl -fsS -o /dev/null -w '%{{http_code}}' -H 'Accept: application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json' http://{registry}/v2/{name}/manifests/v0.0.1"
+    ));
+    assert_eq!(
+        manifest.trim(),
+        "200",
+        "the registry does not serve {image}"
+    );
+}
+
 #[test]
 #[ignore = "needs root, Go and Debian's container packages; run by the README's test command"]
 fn a_go_project_passes_its_own_make_test_e2e_unmodified() {
@@ -523,6 +549,7 @@ fn a_go_project_passes_its_own_make_test_e2e_unmodified() {
     std::fs::copy(decoy.kubeconfig(), &user_kubeconfig).unwrap();
     let user_kubeconfig_before = std::fs::read(&user_kubeconfig).unwrap();
     let env = e2e_env(&dir, &kubectl, &user_kubeconfig);
+    push_to_the_registry(&project, &env, "guestbook");
 
     // Run by hand, without the kubeconfig make passes, the suite refuses
     // before it builds or changes anything.
@@ -633,6 +660,8 @@ fn a_rust_project_passes_its_own_make_test_e2e_with_the_manager_in_the_cluster()
     let user_kubeconfig = scratch.path().join("home/.kube/config");
     std::fs::create_dir_all(user_kubeconfig.parent().unwrap()).unwrap();
     std::fs::write(&user_kubeconfig, common::cluster::UNREACHABLE_KUBECONFIG).unwrap();
+    let env = e2e_env(&dir, &kubectl, &user_kubeconfig);
+    push_to_the_registry(&project, &env, "shipyard");
 
     // The suite's default mode: the image built from the project's
     // Dockerfile with podman (the rust and distroless/cc stand-ins), loaded
@@ -646,7 +675,7 @@ fn a_rust_project_passes_its_own_make_test_e2e_with_the_manager_in_the_cluster()
         common::rust_project::without_cargo_test_env(&mut make)
             .arg("test-e2e")
             .current_dir(&project)
-            .envs(e2e_env(&dir, &kubectl, &user_kubeconfig))
+            .envs(env.iter().cloned())
             .env(
                 "CARGO_TARGET_DIR",
                 common::rust_project::shared_target_dir(),
