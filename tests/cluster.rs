@@ -484,6 +484,19 @@ fn e2e_env(dir: &Path, kubectl: &Path, user_kubeconfig: &Path) -> Vec<(String, S
     env
 }
 
+/// The seconds of the first `ran: … (12.3s)` line of the Rust e2e suite's
+/// log that starts with `prefix`.
+fn seconds_of_step(log: &str, prefix: &str) -> f64 {
+    let line = log
+        .lines()
+        .find(|line| line.starts_with(prefix))
+        .unwrap_or_else(|| panic!("no {prefix:?} line in:\n{log}"));
+    line.rsplit_once('(')
+        .and_then(|(_, time)| time.strip_suffix("s)"))
+        .and_then(|seconds| seconds.parse().ok())
+        .unwrap_or_else(|| panic!("no time in {line:?}"))
+}
+
 /// `make docker-build docker-push` of the project in `project`, unmodified,
 /// to the cluster's registry: the registry then serves the image.
 fn push_to_the_registry(project: &Path, env: &[(String, String)], name: &str) {
@@ -661,6 +674,20 @@ fn a_rust_project_passes_its_own_make_test_e2e_with_the_manager_in_the_cluster()
     std::fs::create_dir_all(user_kubeconfig.parent().unwrap()).unwrap();
     std::fs::write(&user_kubeconfig, common::cluster::UNREACHABLE_KUBECONFIG).unwrap();
     let env = e2e_env(&dir, &kubectl, &user_kubeconfig);
+    // A project has its Cargo.lock from its first build on the host. Without
+    // it the image would resolve its own versions, and the next image, built
+    // once `make test-e2e` made the lock, could reuse none of its layers.
+    let mut lock = Command::new("cargo");
+    let lock = common::rust_project::without_cargo_test_env(&mut lock)
+        .arg("generate-lockfile")
+        .current_dir(&project)
+        .output()
+        .unwrap();
+    assert!(
+        lock.status.success(),
+        "{}",
+        describe("cargo generate-lockfile", &lock)
+    );
     push_to_the_registry(&project, &env, "shipyard");
 
     // The suite's default mode: the image built from the project's
@@ -705,6 +732,14 @@ fn a_rust_project_passes_its_own_make_test_e2e_with_the_manager_in_the_cluster()
             .count(),
         2,
         "both samples, v1 and v2, reached the webhooks: {log}"
+    );
+    // The sources are those the pushed image was built from: every layer
+    // comes from podman's cache (a few seconds; all the crates compile
+    // again, minutes, when the dependency layer cannot be reused).
+    let rebuild = seconds_of_step(&log, "ran: make docker-build IMG=");
+    assert!(
+        rebuild < 120.0,
+        "the e2e suite's image build took {rebuild}s: it reused no layer of the pushed image"
     );
     assert!(!dir.exists(), "kind delete cluster removes the cluster");
     assert_eq!(

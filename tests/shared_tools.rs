@@ -6,14 +6,17 @@
 //! helm and actionlint, and what each project's Makefile installs into its
 //! `LOCALBIN` (controller-gen, kustomize, setup-envtest, golangci-lint at the
 //! versions it pins), for a kubebuilder-rs project and one of each
-//! kubebuilder release the tests continue. `scripts/test-all` runs this file
+//! kubebuilder release the tests continue. Each of those projects then gets
+//! an API and webhooks and is compiled, tests included, so that Go's build
+//! cache holds each pinned controller-runtime before the lanes start.
+//! `scripts/test-all` runs this file
 //! alone, while the control plane builds, and then gives the second lane
 //! hard links to what it installed. Needs Go and the module proxy.
 
 mod common;
 
 use common::kubebuilder::{PREVIOUS_KUBEBUILDER_VERSION, kubebuilder_release, reference_version};
-use common::{empty_project_dir, kb_ok, output_ok, shared_tools_bin, words};
+use common::{empty_project_dir, kb, kb_ok, output_ok, shared_tools_bin, words};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
@@ -66,6 +69,19 @@ fn the_tools_both_lanes_install_are_built_once() {
             &init,
         );
         install_project_tools(&dir, &tools, KUBEBUILDER_TOOL_TARGETS);
+        for line in API_AND_WEBHOOK {
+            let args = words(line);
+            output_ok(
+                Command::new(&kubebuilder)
+                    .args(&args)
+                    .current_dir(&dir)
+                    .env("LOCALBIN", &tools),
+                &dir,
+                "kubebuilder",
+                &args,
+            );
+        }
+        compile_go_dependencies(&dir);
     }
 
     let (_tmp, dir) = empty_project_dir("warm-up");
@@ -74,6 +90,20 @@ fn the_tools_both_lanes_install_are_built_once() {
         &words("init --domain example.com --repo example.com/warm-up"),
     );
     install_project_tools(&dir, &tools, OUR_TOOL_TARGETS);
+    for line in API_AND_WEBHOOK {
+        let args = words(line);
+        let output = kb(&dir)
+            .args(&args)
+            .env("LOCALBIN", &tools)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "kubebuilder-rs {line}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    compile_go_dependencies(&dir);
     let lint = Command::new(tools.join("golangci-lint"))
         .arg("version")
         .current_dir(&dir)
@@ -89,6 +119,33 @@ fn the_tools_both_lanes_install_are_built_once() {
     assert!(helm.starts_with(&tools), "{}", helm.display());
     let actionlint = common::actionlint::actionlint();
     assert!(actionlint.starts_with(&tools), "{}", actionlint.display());
+}
+
+/// What gives each warm-up project an API with a controller and webhooks,
+/// so that its packages import what the slow tests' projects import.
+const API_AND_WEBHOOK: [&str; 2] = [
+    "create api --group ship --version v1 --kind Frigate --resource --controller",
+    "create webhook --group ship --version v1 --kind Frigate --defaulting --programmatic-validation",
+];
+
+/// Compiles the packages of the Go project in `dir`, its tests' included,
+/// into Go's build cache without running a test. Each kind of project pins
+/// its own controller-runtime and client-go; compiled here, one after the
+/// other, the two lanes find them built instead of compiling the same ones
+/// at the same time on a new machine (Go's cache does not share work in
+/// progress between processes).
+fn compile_go_dependencies(dir: &Path) {
+    for args in [
+        &["build", "./..."][..],
+        &["test", "-count=1", "-run", "^$", "./..."][..],
+    ] {
+        output_ok(
+            Command::new("go").args(args).current_dir(dir),
+            dir,
+            "go",
+            args,
+        );
+    }
 }
 
 /// Runs the project's tool `targets` with `tools` as `LOCALBIN` and checks
