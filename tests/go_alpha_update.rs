@@ -11,18 +11,16 @@
 //! wrote is intact, go.mod and the Makefile carry kubebuilder-rs's pins, and
 //! `go build`, `make manifests generate` and `make test` pass.
 //!
-//! It prints the wall time of the update with and without its post-steps,
-//! and of what kubebuilder's own `alpha update` does for the same project
-//! (two `kubebuilder alpha generate` runs and a `git merge`; kubebuilder's
-//! command itself cannot run here, it downloads release binaries from
-//! GitHub), for docs/performance.md.
+//! It prints the wall time of the update with and without its post-steps;
+//! scripts/bench-alpha-update times them against what kubebuilder's own
+//! `alpha update` does for the same project.
 //!
 //! Needs Go, the module proxy and the control plane (KUBEBUILDER_ASSETS), so
 //! it is ignored by a plain `cargo test` and run by `scripts/test-all`.
 
 mod common;
 
-use common::kubebuilder::{kubebuilder_release, reference_version};
+use common::kubebuilder::kubebuilder_release;
 use common::same_scaffold::{go_mod_pins, makefile_pins};
 use common::update_repo::{
     CAPTAIN_RULES, Edit, apply, assert_no_conflict_markers, assert_user_code_kept, check_out,
@@ -31,7 +29,6 @@ use common::update_repo::{
 use common::{empty_project_dir, output_ok, read, run_ok, shared_tools_bin, words};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 /// The commands that make the project, after `init`. PROJECT does not
 /// record the order commands ran in, so the ancestor is kubebuilder's
@@ -95,18 +92,17 @@ fleet-report: ## Print the kinds of the sample objects.
 #[test]
 #[ignore = "needs Go, kubebuilder and KUBEBUILDER_ASSETS; run by scripts/test-all"]
 fn updates_a_project_made_by_kubebuilder_v4_15_0() {
-    update_kubebuilder_project("v4.15.0", true);
+    update_kubebuilder_project("v4.15.0");
 }
 
 #[test]
 #[ignore = "needs Go, kubebuilder and KUBEBUILDER_ASSETS; run by scripts/test-all"]
 fn updates_a_project_made_by_kubebuilder_v4_16_0() {
-    update_kubebuilder_project("v4.16.0", false);
+    update_kubebuilder_project("v4.16.0");
 }
 
-/// Case 1 for kubebuilder `release`; with `time_kubebuilder`, also times
-/// what kubebuilder's own update does for the same project.
-fn update_kubebuilder_project(release: &str, time_kubebuilder: bool) {
+/// Case 1 for kubebuilder `release`.
+fn update_kubebuilder_project(release: &str) {
     assert!(
         std::env::var_os("KUBEBUILDER_ASSETS").is_some(),
         "KUBEBUILDER_ASSETS is not set; run through scripts/test-all"
@@ -115,15 +111,6 @@ fn update_kubebuilder_project(release: &str, time_kubebuilder: bool) {
     init_repo(&dir);
     let kubebuilder = kubebuilder_release(release);
     make_project(&kubebuilder, release, &dir);
-    if time_kubebuilder {
-        let took = kubebuilder_equivalent(&dir, release, &reference_version());
-        eprintln!(
-            "figure: kubebuilder's equivalent ({release} -> {}: two alpha generate runs \
-             with their make targets, lint-fix left out, and a git merge): {:.1}s",
-            reference_version(),
-            took.as_secs_f64()
-        );
-    }
     let binary = PathBuf::from(env!("CARGO_BIN_EXE_kubebuilder-rs"));
 
     let prefix = format!("kubebuilder-rs-update-from-{release}-to-");
@@ -271,98 +258,6 @@ fn make_test(dir: &Path) {
     output_ok(&mut command, dir, "make", &["test"]);
 }
 
-/// Does what kubebuilder's `alpha update` does for the project in `dir`,
-/// from release `from` to `to`, without its downloads, and returns how long
-/// it took: `alpha generate` with each release (lint-fix left out, it
-/// downloads golangci-lint) followed by the make targets kubebuilder's
-/// update runs, then a `git merge` of the user's tree into the upgrade on
-/// top of the ancestor.
-fn kubebuilder_equivalent(dir: &Path, from: &str, to: &str) -> Duration {
-    let work = tempfile::tempdir().expect("temp dir");
-    let input = work.path().join("input");
-    std::fs::create_dir(&input).unwrap();
-    for file in ["PROJECT", "hack/boilerplate.go.txt"] {
-        std::fs::create_dir_all(input.join(file).parent().unwrap()).unwrap();
-        std::fs::copy(dir.join(file), input.join(file)).unwrap();
-    }
-    let started = Instant::now();
-    let ancestor = work.path().join("ancestor");
-    let upgrade = work.path().join("upgrade");
-    kubebuilder_generate(from, &input, &ancestor, work.path());
-    kubebuilder_generate(to, &input, &upgrade, work.path());
-    let repo = work.path().join("merge");
-    std::fs::create_dir(&repo).unwrap();
-    init_repo(&repo);
-    replace_tree(&repo, &ancestor);
-    commit_all(&repo, "ancestor");
-    git(&repo, &["checkout", "-q", "-b", "original"]);
-    replace_tree(&repo, dir);
-    commit_all(&repo, "original");
-    git(&repo, &["checkout", "-q", "-b", "upgrade", "main"]);
-    replace_tree(&repo, &upgrade);
-    commit_all(&repo, "upgrade");
-    // Conflicts are expected (exit 1); only the time counts.
-    let merge = Command::new("git")
-        .args(["merge", "--no-edit", "--no-commit", "original"])
-        .current_dir(&repo)
-        .output()
-        .expect("run git merge");
-    eprintln!(
-        "    git merge exited with {:?}",
-        merge.status.code().unwrap_or(-1)
-    );
-    started.elapsed()
-}
-
-/// kubebuilder `release`'s `alpha generate` of `input` into `output`, then
-/// `make manifests generate fmt vet`, with a PATH where `kubebuilder` is
-/// that release and `make` drops `lint-fix`, and the release's tools in a
-/// directory of their own beside the shared ones (warm from the second run).
-fn kubebuilder_generate(release: &str, input: &Path, output: &Path, work: &Path) {
-    let shim = work.join(format!("shim-{release}"));
-    std::fs::create_dir(&shim).unwrap();
-    std::os::unix::fs::symlink(kubebuilder_release(release), shim.join("kubebuilder")).unwrap();
-    let make = which("make");
-    let script = format!(
-        "#!/bin/sh\n# make without lint-fix (it downloads golangci-lint)\nfor target in \"$@\"; do\n  shift\n  [ \"$target\" = lint-fix ] || set -- \"$@\" \"$target\"\ndone\nexec {} \"$@\"\n",
-        make.display()
-    );
-    std::fs::write(shim.join("make"), script).unwrap();
-    use std::os::unix::fs::PermissionsExt as _;
-    std::fs::set_permissions(shim.join("make"), std::fs::Permissions::from_mode(0o755)).unwrap();
-    let localbin = kubebuilder_localbin(release);
-    let path = format!(
-        "{}:{}",
-        shim.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let steps: [(&str, Vec<&str>, &Path); 2] = [
-        (
-            "kubebuilder",
-            vec![
-                "alpha",
-                "generate",
-                "--input-dir",
-                input.to_str().unwrap(),
-                "--output-dir",
-                output.to_str().unwrap(),
-            ],
-            work,
-        ),
-        ("make", vec!["manifests", "generate", "fmt", "vet"], output),
-    ];
-    for (program, args, cwd) in steps {
-        let mut command = Command::new(shim.join(program));
-        command
-            .args(&args)
-            .current_dir(cwd)
-            .env("PATH", &path)
-            .env("LOCALBIN", &localbin)
-            .stdin(std::process::Stdio::null());
-        output_ok(&mut command, cwd, program, &args);
-    }
-}
-
 /// The tools directory (`LOCALBIN`) of kubebuilder `release`'s projects
 /// here: the shared one holds links to the versions kubebuilder-rs pins,
 /// which every other release's Makefile would flip (each flip costs a `go
@@ -373,33 +268,4 @@ fn kubebuilder_localbin(release: &str) -> PathBuf {
         .join(release);
     std::fs::create_dir_all(&dir).expect("create the release's tools dir");
     dir
-}
-
-/// The first `program` on PATH.
-fn which(program: &str) -> PathBuf {
-    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-        .map(|dir| dir.join(program))
-        .find(|path| path.is_file())
-        .unwrap_or_else(|| panic!("{program} is not on PATH"))
-}
-
-/// Makes the work tree of `repo` hold exactly the files of `from` (its
-/// `.git` aside).
-fn replace_tree(repo: &Path, from: &Path) {
-    for entry in std::fs::read_dir(repo).unwrap() {
-        let path = entry.unwrap().path();
-        if path.file_name().unwrap() != ".git" {
-            if path.is_dir() {
-                std::fs::remove_dir_all(&path).unwrap();
-            } else {
-                std::fs::remove_file(&path).unwrap();
-            }
-        }
-    }
-    for entry in std::fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        if path.file_name().unwrap() != ".git" {
-            common::copy_tree(&path, &repo.join(path.file_name().unwrap()));
-        }
-    }
 }

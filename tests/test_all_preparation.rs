@@ -197,6 +197,42 @@ fn rust_project_test_files() -> BTreeSet<String> {
     slow_test_files().intersection(&users).cloned().collect()
 }
 
+/// The helpers of tests/common/rust_project.rs that build nothing in the
+/// shared target directory, or build there holding its lock.
+const LOCKED_OR_NOT_BUILDING: [&str; 7] = [
+    "scaffold",
+    "WEBHOOK_PROJECT",
+    "without_cargo_test_env",
+    "shared_target_dir",
+    "holding_the_build_lock",
+    "run_locked",
+    "build_manager",
+];
+
+/// Whether test file `name` uses only [`LOCKED_OR_NOT_BUILDING`] of the
+/// Rust project helpers, each by its full path: such a file may run beside
+/// the first lane.
+fn builds_only_under_the_lock(name: &str) -> bool {
+    let source = std::fs::read_to_string(repo().join(format!("tests/{name}.rs"))).unwrap();
+    source.split("rust_project::").skip(1).all(|rest| {
+        let used: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        LOCKED_OR_NOT_BUILDING.contains(&used.as_str())
+    })
+}
+
+#[test]
+fn a_test_file_using_an_unlocked_rust_build_helper_is_not_cleared_for_another_lane() {
+    assert!(builds_only_under_the_lock("cluster"));
+    for name in rust_project_test_files() {
+        if name != "cluster" {
+            assert!(!builds_only_under_the_lock(&name), "{name}");
+        }
+    }
+}
+
 fn assert_passed(output: &Output) {
     assert!(
         output.status.success(),
@@ -236,7 +272,7 @@ fn from_an_empty_cache_every_step_has_its_directories_and_each_slow_test_file_ru
     assert_eq!(
         lanes.len(),
         3,
-        "two slow lanes, the first then the cluster's tests: {calls:#?}"
+        "three slow lanes, the cluster's one of them: {calls:#?}"
     );
     let cache = stage.cache();
     for lane in &lanes {
@@ -246,23 +282,33 @@ fn from_an_empty_cache_every_step_has_its_directories_and_each_slow_test_file_ru
             "each lane gets the control plane the build printed"
         );
     }
-    let (second, first): (Vec<&CargoCall>, Vec<&CargoCall>) =
-        lanes.iter().partition(|lane| !lane.tools_bin.is_empty());
-    assert_eq!(second.len(), 1, "the second lane's call: {calls:#?}");
-    assert_eq!(first.len(), 2, "the first lane's two calls: {calls:#?}");
-    for call in second {
-        assert_eq!(
-            Path::new(&call.tools_bin),
-            cache.join("tools-bin-second-lane")
-        );
-    }
+    let lane_with_tools = |dir: &str| -> Vec<&CargoCall> {
+        lanes
+            .iter()
+            .copied()
+            .filter(|lane| lane.tools_bin == dir)
+            .collect()
+    };
+    let first = lane_with_tools("");
+    let second = lane_with_tools(cache.join("tools-bin-second-lane").to_str().unwrap());
+    let cluster = lane_with_tools(cache.join("tools-bin-cluster-lane").to_str().unwrap());
+    assert_eq!(
+        (first.len(), second.len(), cluster.len()),
+        (1, 1, 1),
+        "one call per lane, each lane with its own tools directory: {calls:#?}"
+    );
+    assert_eq!(
+        cluster[0].test_files(),
+        ["cluster"],
+        "the cluster's tests have a lane of their own: {calls:#?}"
+    );
     assert!(cache.join("tools-bin").is_dir());
     let first_lane: BTreeSet<String> = first.iter().flat_map(|lane| lane.test_files()).collect();
     for file in rust_project_test_files() {
         assert!(
-            first_lane.contains(&file),
-            "{file} builds generated Rust projects in the one shared target directory: \
-             it belongs in the first lane"
+            first_lane.contains(&file) || builds_only_under_the_lock(&file),
+            "{file} builds generated Rust projects in the one shared target directory \
+             without the build lock: it belongs in the first lane"
         );
     }
 
@@ -352,7 +398,24 @@ fn a_failing_second_lane_fails_the_run_and_shows_its_output() {
 }
 
 #[test]
-fn a_failed_cluster_build_fails_the_run_with_its_log() {
+fn a_failing_cluster_lane_fails_the_run_and_shows_its_output() {
+    let stage = Stage::new();
+    let output = stage.run(&[("STUB_FAIL_TEST", "cluster")]);
+    assert!(!output.status.success(), "{}", text(&output.stdout));
+    assert!(
+        text(&output.stdout).contains("stub lane: cluster failed"),
+        "the cluster lane's output is shown: {}",
+        text(&output.stdout)
+    );
+    assert!(
+        text(&output.stderr).contains("cluster lane exit 101"),
+        "{}",
+        text(&output.stderr)
+    );
+}
+
+#[test]
+fn a_failed_cluster_build_fails_the_run_with_its_log_and_runs_no_cluster_test() {
     let stage = Stage::new();
     let output = stage.run(&[("STUB_CLUSTER_FAILS", "1")]);
     assert!(!output.status.success());
@@ -362,6 +425,19 @@ fn a_failed_cluster_build_fails_the_run_with_its_log() {
         "{stderr}"
     );
     assert!(stderr.contains("go build kubelet failed"), "{stderr}");
+    assert!(
+        text(&output.stdout).contains("the cluster's lane did not run"),
+        "{}",
+        text(&output.stdout)
+    );
+    assert!(
+        stage
+            .cargo_calls()
+            .iter()
+            .all(|call| call.test_files() != ["cluster"] || !call.runs_ignored()),
+        "no cluster test runs without the node: {:#?}",
+        stage.cargo_calls()
+    );
 }
 
 #[test]

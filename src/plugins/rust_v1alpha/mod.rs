@@ -324,9 +324,12 @@ const REGENERATED: &[&str] = &[
 ];
 
 /// `alpha update`'s post-steps: `make manifests` (it builds and runs the
-/// project's manifests binary) and `cargo check`, leaving out what a
-/// conflicted file would break: no make target with the Makefile
-/// conflicted, neither step with a Rust file or Cargo.toml conflicted.
+/// project's manifests binary) and `cargo build` (the rest of the crate, on
+/// the dependencies that build compiled: a `cargo check` would compile
+/// every dependency again, in check mode), leaving out what a conflicted
+/// file would break: no make target with the Makefile conflicted, neither
+/// step with a Rust file or Cargo.toml conflicted. go/v4's are the same in
+/// kind (`make manifests generate fmt`, `go build ./...`).
 fn update_steps(conflicted: &[std::path::PathBuf]) -> Vec<crate::machinery::steps::Step> {
     use crate::machinery::steps::Step;
     let any = |test: &dyn Fn(&Path) -> bool| conflicted.iter().any(|path| test(path));
@@ -339,7 +342,7 @@ fn update_steps(conflicted: &[std::path::PathBuf]) -> Vec<crate::machinery::step
     if !any(&|path| path == Path::new("Makefile")) {
         steps.push(Step::new("make", &["manifests"]));
     }
-    steps.push(Step::new("cargo", &["check"]));
+    steps.push(Step::new("cargo", &["build"]));
     steps
 }
 
@@ -358,11 +361,11 @@ mod update_step_tests {
 
     #[test]
     fn conflicted_files_leave_out_the_steps_they_break() {
-        assert_eq!(names(&[]), ["make manifests", "cargo check"]);
-        assert_eq!(names(&["Makefile"]), ["cargo check"]);
+        assert_eq!(names(&[]), ["make manifests", "cargo build"]);
+        assert_eq!(names(&["Makefile"]), ["cargo build"]);
         assert!(names(&["src/api/captain.rs"]).is_empty());
         assert!(names(&["Cargo.toml"]).is_empty());
-        assert_eq!(names(&["README.md"]), ["make manifests", "cargo check"]);
+        assert_eq!(names(&["README.md"]), ["make manifests", "cargo build"]);
     }
 }
 
