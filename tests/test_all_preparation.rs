@@ -12,18 +12,23 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, SystemTime};
 
-/// A `cargo` that appends `ARGS\tTOOLS_BIN\tASSETS` to `$STUB_LOG` for every
-/// call. A slow lane (`-- --ignored`) fails unless `KUBEBUILDER_ASSETS` (but
+/// A `cargo` that appends `ARGS\tTOOLS_BIN\tASSETS\tAFTER` to `$STUB_LOG` for
+/// every call (AFTER: `after` once the first lane has ended, by the file
+/// `$TEST_ALL_FIRST_LANE_DONE`). A slow lane (`-- --ignored`) fails unless `KUBEBUILDER_ASSETS` (but
 /// for the shared tools' run, which comes before the control plane) and its
 /// tools directory exist, and fails on purpose when it runs the test file
 /// named by `$STUB_FAIL_TEST`.
 const STUB_CARGO: &str = r#"#!/usr/bin/env bash
 set -eu
-printf '%s\t%s\t%s\n' "$*" "${KUBEBUILDER_RS_TOOLS_BIN:-}" "${KUBEBUILDER_ASSETS:-}" >>"$STUB_LOG"
+after=
+[ ! -e "${TEST_ALL_FIRST_LANE_DONE:-/nonexistent}" ] || after=after
+printf '%s\t%s\t%s\t%s\n' "$*" "${KUBEBUILDER_RS_TOOLS_BIN:-}" "${KUBEBUILDER_ASSETS:-}" "$after" >>"$STUB_LOG"
 case " $* " in
 *" --test shared_tools -- --ignored "*)
   [ -d "$KUBEBUILDER_RS_CACHE/tools-bin" ] || { echo "stub cargo: no tools directory" >&2; exit 3; } ;;
 *" --ignored "*)
+  # The first lane takes a while, as the real one does.
+  [[ " $* " != *" --test rust_layout "* ]] || sleep 3
   [ -d "${KUBEBUILDER_ASSETS:-}" ] || { echo "stub cargo: no KUBEBUILDER_ASSETS directory" >&2; exit 3; }
   tools=${KUBEBUILDER_RS_TOOLS_BIN:-$KUBEBUILDER_RS_CACHE/tools-bin}
   [ -d "$tools" ] || { echo "stub cargo: no tools directory $tools" >&2; exit 3; }
@@ -128,17 +133,41 @@ struct CargoCall {
     args: Vec<String>,
     tools_bin: String,
     assets: String,
+    after_first_lane: bool,
 }
 
 impl CargoCall {
     fn parse(line: &str) -> CargoCall {
         let fields: Vec<&str> = line.split('\t').collect();
-        assert_eq!(fields.len(), 3, "a stub cargo record: {line:?}");
+        assert_eq!(fields.len(), 4, "a stub cargo record: {line:?}");
         CargoCall {
             args: fields[0].split_whitespace().map(str::to_string).collect(),
             tools_bin: fields[1].to_string(),
             assets: fields[2].to_string(),
+            after_first_lane: fields[3] == "after",
         }
+    }
+
+    /// The test name filters after `--`: those to skip, and the others.
+    fn filters(&self) -> (Vec<&str>, Vec<&str>) {
+        let after_dash: Vec<&str> = self
+            .args
+            .iter()
+            .skip_while(|a| *a != "--")
+            .map(String::as_str)
+            .collect();
+        let skipped = after_dash
+            .windows(2)
+            .filter(|pair| pair[0] == "--skip")
+            .map(|pair| pair[1])
+            .collect();
+        let chosen = after_dash
+            .iter()
+            .enumerate()
+            .filter(|(i, a)| !a.starts_with("--") && (*i == 0 || after_dash[i - 1] != "--skip"))
+            .map(|(_, a)| *a)
+            .collect();
+        (skipped, chosen)
     }
 
     /// A run of ignored tests: the shared tools' or a slow lane.
@@ -197,40 +226,29 @@ fn rust_project_test_files() -> BTreeSet<String> {
     slow_test_files().intersection(&users).cloned().collect()
 }
 
-/// The helpers of tests/common/rust_project.rs that build nothing in the
-/// shared target directory, or build there holding its lock.
-const LOCKED_OR_NOT_BUILDING: [&str; 7] = [
-    "scaffold",
-    "WEBHOOK_PROJECT",
-    "without_cargo_test_env",
-    "shared_target_dir",
-    "holding_the_build_lock",
-    "run_locked",
-    "build_manager",
-];
-
-/// Whether test file `name` uses only [`LOCKED_OR_NOT_BUILDING`] of the
-/// Rust project helpers, each by its full path: such a file may run beside
-/// the first lane.
-fn builds_only_under_the_lock(name: &str) -> bool {
+/// The tests of test file `name` whose code (the test function and the
+/// helpers written after it, up to the next test) uses a Rust project
+/// helper of tests/common/rust_project.rs.
+fn tests_using_rust_projects(name: &str) -> Vec<String> {
     let source = std::fs::read_to_string(repo().join(format!("tests/{name}.rs"))).unwrap();
-    source.split("rust_project::").skip(1).all(|rest| {
-        let used: String = rest
-            .chars()
-            .take_while(|c| c.is_alphanumeric() || *c == '_')
-            .collect();
-        LOCKED_OR_NOT_BUILDING.contains(&used.as_str())
-    })
+    source
+        .split("#[test]")
+        .skip(1)
+        .filter(|chunk| chunk.contains("rust_project::"))
+        .map(|chunk| {
+            let after_fn = chunk.split("fn ").nth(1).expect("a test function");
+            after_fn[..after_fn.find('(').unwrap()].to_string()
+        })
+        .collect()
 }
 
 #[test]
-fn a_test_file_using_an_unlocked_rust_build_helper_is_not_cleared_for_another_lane() {
-    assert!(builds_only_under_the_lock("cluster"));
-    for name in rust_project_test_files() {
-        if name != "cluster" {
-            assert!(!builds_only_under_the_lock(&name), "{name}");
-        }
-    }
+fn the_cluster_tests_that_build_rust_projects_are_found() {
+    let found = tests_using_rust_projects("cluster");
+    assert_eq!(
+        found,
+        ["a_rust_project_passes_its_own_make_test_e2e_with_the_manager_in_the_cluster"]
+    );
 }
 
 fn assert_passed(output: &Output) {
@@ -255,7 +273,7 @@ fn from_an_empty_cache_every_step_has_its_directories_and_each_slow_test_file_ru
     assert_eq!(
         firsts,
         [
-            "fmt", "clippy", "test", "test", "test", "test", "test", "test"
+            "fmt", "clippy", "test", "test", "test", "test", "test", "test", "test"
         ],
         "{calls:#?}"
     );
@@ -271,8 +289,8 @@ fn from_an_empty_cache_every_step_has_its_directories_and_each_slow_test_file_ru
     let lanes: Vec<&CargoCall> = calls.iter().filter(|c| c.is_lane()).collect();
     assert_eq!(
         lanes.len(),
-        3,
-        "three slow lanes, the cluster's one of them: {calls:#?}"
+        4,
+        "three slow lanes, the cluster's in two calls: {calls:#?}"
     );
     let cache = stage.cache();
     for lane in &lanes {
@@ -294,36 +312,86 @@ fn from_an_empty_cache_every_step_has_its_directories_and_each_slow_test_file_ru
     let cluster = lane_with_tools(cache.join("tools-bin-cluster-lane").to_str().unwrap());
     assert_eq!(
         (first.len(), second.len(), cluster.len()),
-        (1, 1, 1),
-        "one call per lane, each lane with its own tools directory: {calls:#?}"
+        (1, 1, 2),
+        "one call for each of the first two lanes, two for the cluster's, each lane with \
+         its own tools directory: {calls:#?}"
     );
-    assert_eq!(
-        cluster[0].test_files(),
-        ["cluster"],
-        "the cluster's tests have a lane of their own: {calls:#?}"
-    );
+    for call in &cluster {
+        assert_eq!(
+            call.test_files(),
+            ["cluster"],
+            "the cluster's tests have a lane of their own: {calls:#?}"
+        );
+    }
     assert!(cache.join("tools-bin").is_dir());
     let first_lane: BTreeSet<String> = first.iter().flat_map(|lane| lane.test_files()).collect();
     for file in rust_project_test_files() {
-        assert!(
-            first_lane.contains(&file) || builds_only_under_the_lock(&file),
-            "{file} builds generated Rust projects in the one shared target directory \
-             without the build lock: it belongs in the first lane"
+        if first_lane.contains(&file) {
+            continue;
+        }
+        let builders = tests_using_rust_projects(&file);
+        for call in calls
+            .iter()
+            .filter(|c| c.runs_ignored() && c.test_files().contains(&file))
+        {
+            let (skipped, chosen) = call.filters();
+            let all_skipped = builders
+                .iter()
+                .all(|name| skipped.iter().any(|skip| name.contains(skip)));
+            assert!(
+                all_skipped || call.after_first_lane,
+                "{file}'s tests {builders:?} build generated Rust projects in the first lane's \
+                 target directory: a lane runs them before the first lane ended ({call:?})"
+            );
+            if !all_skipped {
+                assert!(
+                    builders
+                        .iter()
+                        .all(|name| chosen.iter().any(|filter| name.contains(filter))),
+                    "after the first lane, the Rust project tests run by name: {call:?}"
+                );
+            }
+        }
+        let before_and_after: BTreeSet<bool> = calls
+            .iter()
+            .filter(|c| c.runs_ignored() && c.test_files().contains(&file))
+            .map(|c| c.after_first_lane)
+            .collect();
+        assert_eq!(
+            before_and_after,
+            BTreeSet::from([false, true]),
+            "{file}'s other tests run beside the first lane, its Rust project tests after it: \
+             {calls:#?}"
         );
     }
 
-    let mut in_lanes: Vec<String> = calls
-        .iter()
-        .filter(|c| c.runs_ignored())
-        .flat_map(|lane| lane.test_files())
-        .collect();
-    in_lanes.sort();
-    let unique: BTreeSet<String> = in_lanes.iter().cloned().collect();
-    assert_eq!(
-        in_lanes.len(),
-        unique.len(),
-        "a test file in two lanes: {in_lanes:?}"
-    );
+    // Each test file runs in one lane: in one call, or in two whose filters
+    // split its tests (one skips what the other chooses).
+    let mut runs: std::collections::BTreeMap<String, Vec<&CargoCall>> = Default::default();
+    for call in calls.iter().filter(|c| c.runs_ignored()) {
+        for file in call.test_files() {
+            runs.entry(file).or_default().push(call);
+        }
+    }
+    for (file, its_calls) in &runs {
+        match its_calls.as_slice() {
+            [_] => {}
+            [one, other] => {
+                assert_eq!(one.tools_bin, other.tools_bin, "{file} in two lanes");
+                assert_eq!(
+                    (one.filters().0, other.filters().1),
+                    (other.filters().1, one.filters().0),
+                    "{file}'s two calls split its tests: {its_calls:#?}"
+                );
+                assert!(
+                    !one.filters().0.is_empty() && other.filters().0.is_empty(),
+                    "{file}'s first call skips what its second runs: {its_calls:#?}"
+                );
+            }
+            _ => panic!("{file} runs in more than two calls: {its_calls:#?}"),
+        }
+    }
+    let unique: BTreeSet<String> = runs.keys().cloned().collect();
     assert_eq!(
         unique,
         slow_test_files(),
