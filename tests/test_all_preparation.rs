@@ -451,10 +451,10 @@ fn a_warm_cache_seeds_the_second_lane_and_drops_stale_incremental_caches() {
 #[test]
 fn a_failing_second_lane_fails_the_run_and_shows_its_output() {
     let stage = Stage::new();
-    let output = stage.run(&[("STUB_FAIL_TEST", "go_alpha_update")]);
+    let output = stage.run(&[("STUB_FAIL_TEST", "go_alpha_generate")]);
     assert!(!output.status.success(), "{}", text(&output.stdout));
     assert!(
-        text(&output.stdout).contains("stub lane: go_alpha_update failed"),
+        text(&output.stdout).contains("stub lane: go_alpha_generate failed"),
         "the second lane's output is shown: {}",
         text(&output.stdout)
     );
