@@ -448,38 +448,31 @@ fn a_warm_cache_seeds_the_second_lane_and_drops_stale_incremental_caches() {
     );
 }
 
-#[test]
-fn a_failing_second_lane_fails_the_run_and_shows_its_output() {
+/// Runs the script with the tests of `file` failing and checks that the run
+/// fails, shows `lane`'s output and names its exit status.
+fn assert_a_failing_lane_fails_the_run(file: &str, lane: &str) {
     let stage = Stage::new();
-    let output = stage.run(&[("STUB_FAIL_TEST", "go_alpha_generate")]);
-    assert!(!output.status.success(), "{}", text(&output.stdout));
+    let output = stage.run(&[("STUB_FAIL_TEST", file)]);
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert!(!output.status.success(), "{stdout}");
     assert!(
-        text(&output.stdout).contains("stub lane: go_alpha_generate failed"),
-        "the second lane's output is shown: {}",
-        text(&output.stdout)
+        stdout.contains(&format!("stub lane: {file} failed")),
+        "the {lane} lane's output is shown: {stdout}"
     );
     assert!(
-        text(&output.stderr).contains("second lane exit 101"),
-        "{}",
-        text(&output.stderr)
+        stderr.contains(&format!("{lane} lane exit 101")),
+        "{stderr}"
     );
 }
 
 #[test]
+fn a_failing_second_lane_fails_the_run_and_shows_its_output() {
+    assert_a_failing_lane_fails_the_run("go_alpha_generate", "second");
+}
+
+#[test]
 fn a_failing_cluster_lane_fails_the_run_and_shows_its_output() {
-    let stage = Stage::new();
-    let output = stage.run(&[("STUB_FAIL_TEST", "cluster")]);
-    assert!(!output.status.success(), "{}", text(&output.stdout));
-    assert!(
-        text(&output.stdout).contains("stub lane: cluster failed"),
-        "the cluster lane's output is shown: {}",
-        text(&output.stdout)
-    );
-    assert!(
-        text(&output.stderr).contains("cluster lane exit 101"),
-        "{}",
-        text(&output.stderr)
-    );
+    assert_a_failing_lane_fails_the_run("cluster", "cluster");
 }
 
 #[test]
