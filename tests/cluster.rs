@@ -523,6 +523,217 @@ fn push_to_the_registry(project: &Path, env: &[(String, String)], name: &str) {
     );
 }
 
+/// On the cluster whose kubeconfig `env` holds, with the project's image
+/// pushed as `name` (`make` runs make with the arguments it is given, under
+/// `timeout`, so that an endless wait fails the test): `make deploy`, the
+/// manager Available; the Memcached sample (deploy-image/v1-alpha) served by
+/// a Ready Pod running the command and port given at `create api`, holding
+/// its finalizer; size 2 gives two Ready Pods; the role as generated (see
+/// [`rbac_as_generated`]); then `make undeploy`, with the sample still
+/// there, finishes in bounded time: it deletes the sample first, while the
+/// manager still runs its clean-up, and nothing of the project stays.
+fn undeploy_finishes_with_a_reconciled_sample(
+    project: &Path,
+    env: &[(String, String)],
+    name: &str,
+    rbac_marker: (&str, &str),
+    make: &dyn Fn(&[&str]) -> Output,
+) {
+    let kubectl = |args: &[&str]| run_ok(Path::new("kubectl"), args, env);
+    let image = format!("{}/{name}:v0.0.1", value(env, "REGISTRY"));
+    let deploy = make(&["deploy", &format!("IMG={image}")]);
+    assert!(
+        deploy.status.success(),
+        "{}",
+        describe("make deploy", &deploy)
+    );
+    let namespace = format!("{name}-system");
+    kubectl(&[
+        "-n",
+        &namespace,
+        "wait",
+        "--for=condition=Available",
+        "--timeout=180s",
+        &format!("deployment/{name}-controller-manager"),
+    ]);
+    let sample = project.join("config/samples/cache_v1alpha1_memcached.yaml");
+    kubectl(&["apply", "-n", "default", "-f", sample.to_str().unwrap()]);
+    let deadline = Instant::now() + Duration::from_secs(180);
+    let field = |resource: &str, path: &str| {
+        let out = Command::new("kubectl")
+            .args(["get", resource, "memcached-sample", "-n", "default"])
+            .args(["-o", &format!("jsonpath={path}")])
+            .envs(env.iter().cloned())
+            .output()
+            .unwrap();
+        text(&out.stdout)
+    };
+    while field("deployment", "{.status.readyReplicas}") != "1"
+        || field(
+            "memcacheds.cache.example.com",
+            "{.status.conditions[?(@.type==\"Available\")].status}",
+        ) != "True"
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the Memcached sample was not served within 180 s:\n{}",
+            kubectl(&["describe", "deployment,pods", "-n", "default"])
+        );
+        std::thread::sleep(Duration::from_secs(1));
+    }
+    assert_eq!(
+        field("memcacheds.cache.example.com", "{.metadata.finalizers[0]}"),
+        "cache.example.com/finalizer"
+    );
+    // The Pod runs what `create api` was given: the command and the port.
+    let pods = |path: &str| {
+        kubectl(&[
+            "get",
+            "pods",
+            "-n",
+            "default",
+            "-l",
+            "app.kubernetes.io/instance=memcached-sample",
+            "-o",
+            &format!("jsonpath={path}"),
+        ])
+    };
+    assert_eq!(
+        pods("{.items[0].spec.containers[0].command}"),
+        r#"["memcached","--memory-limit=64","-o","modern","-v"]"#
+    );
+    assert_eq!(
+        pods("{.items[0].spec.containers[0].ports[0].containerPort}"),
+        "11211"
+    );
+    // A larger size scales the Deployment: two Ready Pods.
+    kubectl(&[
+        "patch",
+        "memcacheds.cache.example.com",
+        "memcached-sample",
+        "-n",
+        "default",
+        "--type=merge",
+        "-p",
+        r#"{"spec":{"size":2}}"#,
+    ]);
+    let deadline = Instant::now() + Duration::from_secs(180);
+    while field("deployment", "{.status.readyReplicas}") != "2" {
+        assert!(
+            Instant::now() < deadline,
+            "size 2 did not give two Ready Pods within 180 s:\n{}",
+            kubectl(&["describe", "deployment,pods", "-n", "default"])
+        );
+        std::thread::sleep(Duration::from_secs(1));
+    }
+    rbac_as_generated(project, env, name, &image, rbac_marker, make, &|size| {
+        field("deployment", "{.status.readyReplicas}") == size
+    });
+    let started = Instant::now();
+    let undeploy = make(&["undeploy"]);
+    let took = started.elapsed();
+    assert!(
+        undeploy.status.success(),
+        "{}",
+        describe("make undeploy", &undeploy)
+    );
+    eprintln!("make undeploy with a reconciled Memcached took {took:?}");
+    assert!(
+        took < Duration::from_secs(180),
+        "make undeploy took {took:?}"
+    );
+    assert!(
+        text(&undeploy.stdout).contains("\"memcached-sample\" deleted"),
+        "undeploy did not delete the sample first: {}",
+        text(&undeploy.stdout)
+    );
+    for (kind, object) in [
+        ("namespace", namespace.as_str()),
+        ("crd", "memcacheds.cache.example.com"),
+    ] {
+        let out = Command::new("kubectl")
+            .args(["get", kind, object])
+            .envs(env.iter().cloned())
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{kind}/{object} is still there");
+    }
+}
+
+/// The manager runs under its own ServiceAccount with exactly the role that
+/// `make manifests` generates from the code: with the RBAC marker (or rule)
+/// `marker.1` removed from the file `marker.0` and `make deploy` run again,
+/// a new size is refused (the forbidden error in the manager's log, the
+/// Memcached's Deployment stays at two Ready Pods); with it back and `make
+/// deploy` again, the same size is reached (`ready` says whether the
+/// Deployment has that many Ready Pods).
+fn rbac_as_generated(
+    project: &Path,
+    env: &[(String, String)],
+    name: &str,
+    image: &str,
+    marker: (&str, &str),
+    make: &dyn Fn(&[&str]) -> Output,
+    ready: &dyn Fn(&str) -> bool,
+) {
+    let kubectl = |args: &[&str]| run_ok(Path::new("kubectl"), args, env);
+    let deploy = || {
+        let out = make(&["deploy", &format!("IMG={image}")]);
+        assert!(out.status.success(), "{}", describe("make deploy", &out));
+    };
+    let file = project.join(marker.0);
+    let source = std::fs::read_to_string(&file).unwrap();
+    let lines: Vec<&str> = source.lines().filter(|l| l.contains(marker.1)).collect();
+    assert_eq!(lines.len(), 1, "{marker:?}: one line in {}", file.display());
+    let without = source.replacen(&format!("{}\n", lines[0]), "", 1);
+    std::fs::write(&file, without).unwrap();
+    deploy();
+    let namespace = format!("{name}-system");
+    let logs = || {
+        kubectl(&[
+            "logs",
+            "-n",
+            &namespace,
+            &format!("deployment/{name}-controller-manager"),
+        ])
+    };
+    let size = |n: &str| {
+        kubectl(&[
+            "patch",
+            "memcacheds.cache.example.com",
+            "memcached-sample",
+            "-n",
+            "default",
+            "--type=merge",
+            "-p",
+            &format!(r#"{{"spec":{{"size":{n}}}}}"#),
+        ])
+    };
+    size("3");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !logs().contains("forbidden") {
+        assert!(
+            Instant::now() < deadline,
+            "no forbidden error in the manager's log within 120 s without {marker:?}:\n{}",
+            logs()
+        );
+        std::thread::sleep(Duration::from_secs(1));
+    }
+    std::thread::sleep(Duration::from_secs(10));
+    assert!(ready("2"), "the size changed without the permission");
+    std::fs::write(&file, &source).unwrap();
+    deploy();
+    let deadline = Instant::now() + Duration::from_secs(180);
+    while !ready("3") {
+        assert!(
+            Instant::now() < deadline,
+            "with {marker:?} back, size 3 was not reached within 180 s:\n{}",
+            logs()
+        );
+        std::thread::sleep(Duration::from_secs(1));
+    }
+}
+
 #[test]
 #[ignore = "needs root, Go and Debian's container packages; run by the README's test command"]
 fn a_go_project_passes_its_own_make_test_e2e_unmodified() {
@@ -538,6 +749,7 @@ fn a_go_project_passes_its_own_make_test_e2e_unmodified() {
         "create webhook --group webapp --version v1 --kind Guestbook --defaulting --programmatic-validation",
         "create api --group webapp --version v2 --kind Guestbook --resource --controller=false",
         "create webhook --group webapp --version v1 --kind Guestbook --conversion --spoke v2",
+        common::deploy_image::QUICK_START,
     ] {
         common::kb_ok(&project, &common::words(command));
     }
@@ -577,6 +789,27 @@ fn a_go_project_passes_its_own_make_test_e2e_unmodified() {
         !direct.status.success() && direct_log.contains("E2E_KUBECONFIG is not set"),
         "{}",
         describe("go test ./test/e2e/ without E2E_KUBECONFIG", &direct)
+    );
+
+    let deployed_env = e2e_env(&dir, &kubectl, &dir.join("kubeconfig"));
+    let marker = (
+        "internal/controller/memcached_controller.go",
+        "+kubebuilder:rbac:groups=apps,resources=deployments,",
+    );
+    undeploy_finishes_with_a_reconciled_sample(
+        &project,
+        &deployed_env,
+        "guestbook",
+        marker,
+        &|args| {
+            Command::new("timeout")
+                .args(["300", "make"])
+                .args(args)
+                .current_dir(&project)
+                .envs(deployed_env.iter().cloned())
+                .output()
+                .unwrap()
+        },
     );
 
     // What a kubebuilder user's CI runs: the project's own suite builds the
@@ -660,7 +893,13 @@ fn a_rust_project_passes_its_own_make_test_e2e_with_the_manager_in_the_cluster()
     run_ok(&support("cluster"), &["assets"], &[]);
     let kubectl = kubectl_path();
     let (_project_tmp, project) = common::empty_project_dir("shipyard");
-    common::rust_project::scaffold(&project, common::rust_project::WEBHOOK_PROJECT);
+    let quick_start = format!("{} --manifests=false", common::deploy_image::QUICK_START);
+    let commands = [
+        common::rust_project::WEBHOOK_PROJECT,
+        &[quick_start.as_str()],
+    ]
+    .concat();
+    common::rust_project::scaffold(&project, &commands);
     let scratch = tempfile::tempdir().unwrap();
     let dir = scratch.path().join("clusters/shipyard-e2e");
     let before = HostState::now();
@@ -689,6 +928,33 @@ fn a_rust_project_passes_its_own_make_test_e2e_with_the_manager_in_the_cluster()
         describe("cargo generate-lockfile", &lock)
     );
     push_to_the_registry(&project, &env, "shipyard");
+    let deployed_env = e2e_env(&dir, &kubectl, &dir.join("kubeconfig"));
+    let marker = (
+        "src/controller/memcached.rs",
+        "controller::rule(\"apps\", &[\"deployments\"], ALL_VERBS),",
+    );
+    undeploy_finishes_with_a_reconciled_sample(
+        &project,
+        &deployed_env,
+        "shipyard",
+        marker,
+        &|args| {
+            common::rust_project::holding_the_build_lock(|| {
+                let mut make = Command::new("timeout");
+                common::rust_project::without_cargo_test_env(&mut make)
+                    .args(["300", "make"])
+                    .args(args)
+                    .current_dir(&project)
+                    .envs(deployed_env.iter().cloned())
+                    .env(
+                        "CARGO_TARGET_DIR",
+                        common::rust_project::shared_target_dir(),
+                    )
+                    .output()
+                    .unwrap()
+            })
+        },
+    );
 
     // The suite's default mode: the image built from the project's
     // Dockerfile with podman (the rust and distroless/cc stand-ins), loaded

@@ -7,7 +7,10 @@
 //! on the test control plane (with kube-controller-manager): `make install`,
 //! `make run`, the sample applied → a Deployment of the image, a ReplicaSet
 //! for it, the sample's conditions set and an event recorded; the sample
-//! deleted → the finalizer runs and the Deployment goes.
+//! deleted → the finalizer runs and the Deployment goes; applied again, then
+//! the manager stopped → `make uninstall` stops within DELETE_TIMEOUT naming
+//! the sample that holds its finalizer (no endless wait), and once the
+//! finalizer is dropped with the command it gives, removes the CRD.
 //!
 //! Needs Go, the module proxy and KUBEBUILDER_ASSETS, so it is run by
 //! `scripts/test-all`.
@@ -17,6 +20,7 @@ mod common;
 use common::cluster::{Background, ControlPlane, Env, env_for, step, wait_until};
 use common::deploy_image::{
     IMAGE, QUICK_START, deletion_runs_the_finalizer, sample_gets_a_deployment_and_conditions,
+    sample_holds_the_finalizer_again, uninstall_names_the_held_sample,
 };
 use common::kubebuilder::kubebuilder_binary;
 use common::{empty_project_dir, kb, run_ok, shared_tools_bin, stderr, words};
@@ -141,9 +145,21 @@ fn a_kubebuilder_quick_start_regenerates_tests_and_runs_on_a_cluster() {
         "the sample deleted: the finalizer runs, the Deployment goes",
         || deletion_runs_the_finalizer(&env, &log_path, "Cleaned up after the Memcached"),
     );
+    step("the sample applied again holds its finalizer", || {
+        sample_holds_the_finalizer_again(&dir, &env)
+    });
     assert!(
         manager.interrupt(Duration::from_secs(60)),
         "the manager did not stop on SIGINT"
+    );
+    step(
+        "the manager stopped: make uninstall names the held sample, then, its finalizer dropped, removes the CRD",
+        || {
+            let make = |args: &[&str]| {
+                env.command(&dir, "timeout", &[&["180", "make"][..], args].concat())
+            };
+            uninstall_names_the_held_sample(&make, &env, &[])
+        },
     );
     assert!(plane.down(), "control-plane down failed");
     eprintln!(

@@ -12,9 +12,11 @@
 //! (KUBEBUILDER_ASSETS unset: `make setup-envtest` fetches the control
 //! plane's binaries from a local release index), then the user's path on the
 //! test control plane: `make install`, `make run` reconciling a sample with an
-//! edited Reconcile (then deleting it through its finalizer) and running the
-//! Memcached sample as a Deployment (then its finalizer), `make deploy`,
-//! `make undeploy`, `make uninstall`.
+//! edited Reconcile (it holds no finalizer) and running the Memcached sample
+//! as a Deployment (then its finalizer); with the manager stopped, `make
+//! uninstall` deletes the Guestbook and names the Memcached that holds its
+//! finalizer instead of waiting for ever; `make deploy`, `make undeploy`,
+//! `make uninstall`.
 //!
 //! Needs cargo, the crates.io index and the control-plane binaries
 //! (KUBEBUILDER_ASSETS); no Go. Every generated project shares the cargo
@@ -29,6 +31,7 @@ use common::cluster::{
 };
 use common::deploy_image::{
     IMAGE, QUICK_START, deletion_runs_the_finalizer, sample_gets_a_deployment_and_conditions,
+    sample_holds_the_finalizer_again, uninstall_names_the_held_sample,
 };
 use common::envtest_index::{Server, index, pinned_minor, platform, sha512, tar_gz};
 use common::rust_project::{self, run, rust_env, shared_target_dir};
@@ -245,9 +248,19 @@ fn run_reconciles_the_samples(dir: &Path, env: &Env) {
             stdout(&out) == EDITED_MESSAGE
         },
     );
-    guestbook_deletion_runs_the_finalizer(dir, env, &log_text);
+    let finalizers = env.kubectl(&[
+        "get",
+        "guestbooks.webapp.example.com",
+        "guestbook-sample",
+        "-n",
+        "default",
+        "-o",
+        "jsonpath={.metadata.finalizers}",
+    ]);
+    assert_eq!(stdout(&finalizers), "", "the scaffold needs no finalizer");
     sample_gets_a_deployment_and_conditions(dir, env);
     deletion_runs_the_finalizer(env, &log_path, "cleaned up after the Memcached");
+    sample_holds_the_finalizer_again(dir, env);
     assert!(
         manager.interrupt(Duration::from_secs(60)),
         "the manager did not stop on SIGINT"
@@ -258,41 +271,6 @@ fn run_reconciles_the_samples(dir: &Path, env: &Env) {
         "no clean shutdown in the log:\n{text}"
     );
     assert!(!text.contains("panicked"), "the manager panicked:\n{text}");
-}
-
-/// The scaffolded finalizer: the reconciled Guestbook sample holds it, and
-/// deleting the sample runs the clean-up, which lets the object go.
-fn guestbook_deletion_runs_the_finalizer(dir: &Path, env: &Env, log_text: &dyn Fn() -> String) {
-    let sample = [
-        "guestbooks.webapp.example.com",
-        "guestbook-sample",
-        "-n",
-        "default",
-    ];
-    let finalizers = env.kubectl(
-        &[
-            &["get"][..],
-            &sample,
-            &["-o", "jsonpath={.metadata.finalizers}"],
-        ]
-        .concat(),
-    );
-    let finalizers = stdout(&finalizers);
-    assert!(
-        finalizers.contains("webapp.example.com/finalizer"),
-        "the sample holds no finalizer: {finalizers}"
-    );
-    env.run(
-        dir,
-        "kubectl",
-        &[&["delete"][..], &sample, &["--timeout=60s"]].concat(),
-    );
-    let text = log_text();
-    assert!(
-        text.lines()
-            .any(|l| l.contains("cleaning up") && l.contains("name=guestbook-sample")),
-        "the finalizer did not run:\n{text}"
-    );
 }
 
 /// `make deploy`: every object of the kustomize output exists, and the
@@ -410,8 +388,21 @@ fn a_rust_project_builds_tests_and_runs_on_a_real_api_server() {
         );
     });
     step(
-        "make run: the edited Reconcile; the Memcached as a Deployment, then its finalizer",
+        "make run: the edited Reconcile, no finalizer; the Memcached as a Deployment, then its finalizer",
         || run_reconciles_the_samples(&dir, &env),
+    );
+    step(
+        "the manager stopped: make uninstall deletes the Guestbook, names the held Memcached, then removes the CRDs",
+        || {
+            let make = |args: &[&str]| {
+                let mut command =
+                    env.command(&dir, "timeout", &[&["180", "make"][..], args].concat());
+                command.env("CARGO_TARGET_DIR", shared_target_dir());
+                command
+            };
+            let gone = [("guestbooks.webapp.example.com", "guestbook-sample")];
+            uninstall_names_the_held_sample(&make, &env, &gone);
+        },
     );
     step("make deploy: the kustomize output is accepted", || {
         deploy_is_accepted(&dir, &env)

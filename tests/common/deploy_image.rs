@@ -3,12 +3,14 @@
 //! sample applied gets a Deployment of the image (command, port, user,
 //! owner), a ReplicaSet from kube-controller-manager, its conditions, its
 //! finalizer and an event; deleted, its finalizer runs and the Deployment
-//! goes.
+//! goes; with the manager stopped, `make uninstall` names the sample that
+//! still holds its finalizer instead of waiting for ever.
 
 use super::cluster::{Env, wait_until};
-use super::stdout;
+use super::{stderr, stdout};
 use std::path::Path;
-use std::time::Duration;
+use std::process::Command;
+use std::time::{Duration, Instant};
 
 /// The image the quick start deploys.
 pub const IMAGE: &str = "memcached:1.6.26-alpine3.19";
@@ -16,6 +18,9 @@ pub const IMAGE: &str = "memcached:1.6.26-alpine3.19";
 /// kubebuilder's quick-start `create api`; tests add `--make=false` and
 /// `--manifests=false` where they run those steps themselves.
 pub const QUICK_START: &str = "create api --group cache --version v1alpha1 --kind Memcached --plugins deploy-image/v1-alpha --image memcached:1.6.26-alpine3.19 --image-container-command memcached,--memory-limit=64,-o,modern,-v --image-container-port 11211 --run-as-user 1001";
+
+/// The finalizer the Memcached controller puts on the sample.
+const FINALIZER: &str = "cache.example.com/finalizer";
 
 /// The Memcached sample's resource, for kubectl.
 const SAMPLE: [&str; 4] = [
@@ -115,10 +120,7 @@ pub fn sample_gets_a_deployment_and_conditions(dir: &Path, env: &Env) {
             ) == ("False".into(), "True".into(), "False".into())
         },
     );
-    assert_eq!(
-        sample_field(env, "{.metadata.finalizers[0]}"),
-        "cache.example.com/finalizer"
-    );
+    assert_eq!(sample_field(env, "{.metadata.finalizers[0]}"), FINALIZER);
     let reasons = stdout(&env.kubectl(&[
         "get",
         "events",
@@ -161,5 +163,91 @@ pub fn deletion_runs_the_finalizer(env: &Env, log_path: &Path, cleaned_up: &str)
     assert!(
         log.contains(cleaned_up),
         "the finalizer did not run:\n{log}"
+    );
+}
+
+/// The sample applied again and reconciled by the running manager: it holds
+/// the finalizer once more.
+pub fn sample_holds_the_finalizer_again(dir: &Path, env: &Env) {
+    env.run(
+        dir,
+        "kubectl",
+        &[
+            "apply",
+            "-f",
+            "config/samples/cache_v1alpha1_memcached.yaml",
+            "-n",
+            "default",
+        ],
+    );
+    wait_until("the sample's finalizer", Duration::from_secs(60), || {
+        sample_field(env, "{.metadata.finalizers[0]}") == FINALIZER
+    });
+}
+
+/// With the manager stopped and the sample holding its finalizer: `make
+/// uninstall` (`make` builds the command that runs make with the arguments
+/// it is given, under `timeout`, so that an endless wait fails the test;
+/// DELETE_TIMEOUT=5s) stops within its wait, leaves the CRD, and names the
+/// sample, its finalizer and what to do; the objects without a finalizer (`gone`: resource and name in
+/// `default`) are deleted meanwhile. The command it gives to drop the
+/// finalizer works, and `make uninstall` then removes the CRD.
+pub fn uninstall_names_the_held_sample(
+    make: &dyn Fn(&[&str]) -> Command,
+    env: &Env,
+    gone: &[(&str, &str)],
+) {
+    let started = Instant::now();
+    let output = make(&["uninstall", "DELETE_TIMEOUT=5s"])
+        .output()
+        .expect("make starts");
+    let took = started.elapsed();
+    let err = stderr(&output);
+    assert!(
+        !output.status.success(),
+        "make uninstall succeeded while the sample holds its finalizer:\n{err}"
+    );
+    let listed = format!("  Memcached memcached-sample -n default, finalizers [{FINALIZER}]");
+    assert!(
+        err.lines().any(|l| l == listed),
+        "{listed:?} not in:\n{err}"
+    );
+    assert!(err.contains("make run or make deploy"), "{err}");
+    // The wait is bounded: 5 s, plus `make manifests` and kubectl's calls.
+    assert!(
+        took < Duration::from_secs(120),
+        "make uninstall took {took:?}"
+    );
+    assert!(
+        env.kubectl(&["get", "crd", "memcacheds.cache.example.com"])
+            .status
+            .success(),
+        "the CRD was deleted while an object of it was held"
+    );
+    for (resource, name) in gone {
+        let out = env.kubectl(&["get", resource, name, "-n", "default"]);
+        assert!(!out.status.success(), "{resource} {name} is still there");
+    }
+    // The command the message gives, for the object it lists.
+    let hint = err
+        .lines()
+        .find_map(|l| l.strip_prefix("To drop one without its clean-up: "))
+        .unwrap_or_else(|| panic!("no command to drop a finalizer in:\n{err}"));
+    let patch = hint.replace(
+        "KIND NAME [-n NAMESPACE]",
+        "Memcached memcached-sample -n default",
+    );
+    env.run(Path::new("."), "sh", &["-c", &patch]);
+    let output = make(&["uninstall"]).output().expect("make starts");
+    assert!(
+        output.status.success(),
+        "make uninstall failed once the finalizer was dropped:\n{}",
+        stderr(&output)
+    );
+    assert!(
+        !env.kubectl(&["get", "crd", "memcacheds.cache.example.com"])
+            .status
+            .success(),
+        "make uninstall left the CRD"
     );
 }
