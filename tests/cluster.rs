@@ -528,8 +528,9 @@ fn push_to_the_registry(project: &Path, env: &[(String, String)], name: &str) {
 /// `timeout`, so that an endless wait fails the test): `make deploy`, the
 /// manager Available; the Memcached sample (deploy-image/v1-alpha) served by
 /// a Ready Pod running the command and port given at `create api`, holding
-/// its finalizer; size 2 gives two Ready Pods; the role as generated (see
-/// [`rbac_as_generated`]); then `make undeploy`, with the sample still
+/// its finalizer; size 2 gives two Ready Pods; the metrics only for the
+/// reader (see [`metrics_answer_only_the_reader`]); the role as generated
+/// (see [`rbac_as_generated`]); then `make undeploy`, with the sample still
 /// there, finishes in bounded time: it deletes the sample first, while the
 /// manager still runs its clean-up, and nothing of the project stays.
 fn undeploy_finishes_with_a_reconciled_sample(
@@ -626,6 +627,7 @@ fn undeploy_finishes_with_a_reconciled_sample(
         );
         std::thread::sleep(Duration::from_secs(1));
     }
+    metrics_answer_only_the_reader(env, name);
     rbac_as_generated(project, env, name, &image, rbac_marker, make, &|size| {
         field("deployment", "{.status.readyReplicas}") == size
     });
@@ -658,6 +660,61 @@ fn undeploy_finishes_with_a_reconciled_sample(
             .unwrap();
         assert!(!out.status.success(), "{kind}/{object} is still there");
     }
+}
+
+/// The manager's metrics through its Service, from a Pod: without a token
+/// 401, with the token of a ServiceAccount lacking the metrics-reader role
+/// 403, with that of one bound to it 200 (`name`: the project).
+fn metrics_answer_only_the_reader(env: &[(String, String)], name: &str) {
+    let kubectl = |args: &[&str]| run_ok(Path::new("kubectl"), args, env);
+    kubectl(&[
+        "create",
+        "serviceaccount",
+        "metrics-denied",
+        "-n",
+        "default",
+    ]);
+    kubectl(&[
+        "create",
+        "serviceaccount",
+        "metrics-reader",
+        "-n",
+        "default",
+    ]);
+    kubectl(&[
+        "create",
+        "clusterrolebinding",
+        "metrics-reader-probe",
+        &format!("--clusterrole={name}-metrics-reader"),
+        "--serviceaccount=default:metrics-reader",
+    ]);
+    let token = |account: &str| kubectl(&["create", "token", account, "-n", "default"]);
+    let (denied, reader) = (token("metrics-denied"), token("metrics-reader"));
+    let url =
+        format!("https://{name}-controller-manager-metrics-service.{name}-system.svc:8443/metrics");
+    let script = format!(
+        "code() {{ curl -sk --max-time 5 -o /dev/null -w '%{{http_code}}' \"$@\" {url}; }}; \
+         for i in $(seq 1 60); do none=$(code) && [ \"$none\" != 000 ] && break; sleep 1; done; \
+         echo \"none=$none denied=$(code -H 'Authorization: Bearer {}') reader=$(code -H 'Authorization: Bearer {}')\"",
+        denied.trim(),
+        reader.trim()
+    );
+    let kubectl_path = PathBuf::from("kubectl");
+    let (phase, log) = run_pod(
+        &kubectl_path,
+        env,
+        "metrics-probe",
+        "curlimages/curl:latest",
+        "IfNotPresent",
+        &script,
+    );
+    assert_eq!(
+        (phase.as_str(), log.trim()),
+        ("Succeeded", "none=401 denied=403 reader=200"),
+        "{log}"
+    );
+    kubectl(&["delete", "pod", "metrics-probe", "-n", "default"]);
+    kubectl(&["delete", "clusterrolebinding", "metrics-reader-probe"]);
 }
 
 /// The manager runs under its own ServiceAccount with exactly the role that
