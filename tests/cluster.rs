@@ -523,9 +523,12 @@ fn push_to_the_registry(project: &Path, env: &[(String, String)], name: &str) {
     );
 }
 
-/// On the cluster whose kubeconfig `env` holds, with the project's image
-/// pushed as `name` (`make` runs make with the arguments it is given, under
-/// `timeout`, so that an endless wait fails the test): `make deploy`, the
+/// On the cluster whose kubeconfig `env` holds (`make` runs make with the
+/// arguments it is given, under `timeout`, so that an endless wait fails the
+/// test): the project's image built and loaded as its e2e suite does it
+/// (`example.com/NAME:v0.0.1` through `kind load`; once the kubelet had
+/// pulled the same image from the registry, the suite's Pod made it pull
+/// again under the suite's name, which cannot be reached); `make deploy`, the
 /// manager Available; the Memcached sample (deploy-image/v1-alpha) served by
 /// a Ready Pod running the command and port given at `create api`, holding
 /// its finalizer; size 2 gives two Ready Pods; the metrics only for the
@@ -541,7 +544,19 @@ fn undeploy_finishes_with_a_reconciled_sample(
     make: &dyn Fn(&[&str]) -> Output,
 ) {
     let kubectl = |args: &[&str]| run_ok(Path::new("kubectl"), args, env);
-    let image = format!("{}/{name}:v0.0.1", value(env, "REGISTRY"));
+    let image = format!("example.com/{name}:v0.0.1");
+    let build = make(&["docker-build", &format!("IMG={image}")]);
+    assert!(
+        build.status.success(),
+        "{}",
+        describe("make docker-build", &build)
+    );
+    let kind = [value(env, "KIND"), "load", "docker-image", &image];
+    run_ok(
+        Path::new(kind[0]),
+        &[&kind[1..], &["--name", value(env, "KIND_CLUSTER")]].concat(),
+        env,
+    );
     let deploy = make(&["deploy", &format!("IMG={image}")]);
     assert!(
         deploy.status.success(),
