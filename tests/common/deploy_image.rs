@@ -50,8 +50,8 @@ fn deployment_field(env: &Env, path: &str) -> String {
     ]))
 }
 
-/// The sample applied: its Deployment, a ReplicaSet, its conditions, an event.
-pub fn sample_gets_a_deployment_and_conditions(dir: &Path, env: &Env) {
+/// Applies the Memcached sample of the project in `dir` to `default`.
+fn apply_sample(dir: &Path, env: &Env) {
     env.run(
         dir,
         "kubectl",
@@ -63,6 +63,11 @@ pub fn sample_gets_a_deployment_and_conditions(dir: &Path, env: &Env) {
             "default",
         ],
     );
+}
+
+/// The sample applied: its Deployment, a ReplicaSet, its conditions, an event.
+pub fn sample_gets_a_deployment_and_conditions(dir: &Path, env: &Env) {
+    apply_sample(dir, env);
     wait_until(
         "Deployment memcached-sample running the image",
         Duration::from_secs(60),
@@ -169,17 +174,7 @@ pub fn deletion_runs_the_finalizer(env: &Env, log_path: &Path, cleaned_up: &str)
 /// The sample applied again and reconciled by the running manager: it holds
 /// the finalizer once more.
 pub fn sample_holds_the_finalizer_again(dir: &Path, env: &Env) {
-    env.run(
-        dir,
-        "kubectl",
-        &[
-            "apply",
-            "-f",
-            "config/samples/cache_v1alpha1_memcached.yaml",
-            "-n",
-            "default",
-        ],
-    );
+    apply_sample(dir, env);
     wait_until("the sample's finalizer", Duration::from_secs(60), || {
         sample_field(env, "{.metadata.finalizers[0]}") == FINALIZER
     });
