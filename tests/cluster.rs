@@ -7,6 +7,8 @@
 //! packages and the control plane; run by the README's test command.
 
 mod common;
+#[path = "cluster/production.rs"]
+mod production;
 
 use common::cluster::ControlPlane;
 
@@ -532,31 +534,38 @@ fn push_to_the_registry(project: &Path, env: &[(String, String)], name: &str) {
 /// manager Available; the Memcached sample (deploy-image/v1-alpha) served by
 /// a Ready Pod running the command and port given at `create api`, holding
 /// its finalizer; size 2 gives two Ready Pods; the metrics only for the
-/// reader (see [`metrics_answer_only_the_reader`]); the role as generated
-/// (see [`rbac_as_generated`]); then `make undeploy`, with the sample still
-/// there, finishes in bounded time: it deletes the sample first, while the
-/// manager still runs its clean-up, and nothing of the project stays.
-fn undeploy_finishes_with_a_reconciled_sample(
+/// reader (see [`metrics_answer_only_the_reader`]), with data for every
+/// query of the Grafana dashboards; the role as generated (see
+/// [`rbac_as_generated`]); the webhooks through a certificate renewal, the
+/// hand-over between two replicas and a rolling restart (see
+/// [`production`]); then `make undeploy`, with the sample still there,
+/// finishes in bounded time: it deletes the sample first, while the manager
+/// still runs its clean-up, and nothing of the project stays. Last, the
+/// same operator from the helm/v2-alpha chart.
+fn the_deployed_operator_in_production(
     project: &Path,
     env: &[(String, String)],
     name: &str,
-    rbac_marker: (&str, &str),
+    layout: &Layout,
     make: &dyn Fn(&[&str]) -> Output,
 ) {
     let kubectl = |args: &[&str]| run_ok(Path::new("kubectl"), args, env);
+    let load = |image: &str| {
+        let build = make(&["docker-build", &format!("IMG={image}")]);
+        assert!(
+            build.status.success(),
+            "{}",
+            describe("make docker-build", &build)
+        );
+        let kind = [value(env, "KIND"), "load", "docker-image", image];
+        run_ok(
+            Path::new(kind[0]),
+            &[&kind[1..], &["--name", value(env, "KIND_CLUSTER")]].concat(),
+            env,
+        );
+    };
     let image = format!("example.com/{name}:v0.0.1");
-    let build = make(&["docker-build", &format!("IMG={image}")]);
-    assert!(
-        build.status.success(),
-        "{}",
-        describe("make docker-build", &build)
-    );
-    let kind = [value(env, "KIND"), "load", "docker-image", &image];
-    run_ok(
-        Path::new(kind[0]),
-        &[&kind[1..], &["--name", value(env, "KIND_CLUSTER")]].concat(),
-        env,
-    );
+    load(&image);
     let deploy = make(&["deploy", &format!("IMG={image}")]);
     assert!(
         deploy.status.success(),
@@ -642,10 +651,38 @@ fn undeploy_finishes_with_a_reconciled_sample(
         );
         std::thread::sleep(Duration::from_secs(1));
     }
-    metrics_answer_only_the_reader(env, name);
-    rbac_as_generated(project, env, name, &image, rbac_marker, make, &|size| {
-        field("deployment", "{.status.readyReplicas}") == size
-    });
+    // The dashboards of grafana/v1-alpha have data: every metric their
+    // queries read is among the samples scraped from the manager's Pod.
+    let exposition = metrics_answer_only_the_reader(env, name);
+    let scraped = common::grafana::exported_names(&exposition);
+    let queried = common::grafana::dashboard_metrics(project);
+    assert!(!queried.is_empty(), "no dashboard in {}", project.display());
+    let without_data: Vec<&String> = queried.difference(&scraped).collect();
+    assert!(
+        without_data.is_empty(),
+        "the dashboards query metrics the manager's Pod does not serve: {without_data:?}"
+    );
+    rbac_as_generated(
+        project,
+        env,
+        name,
+        &image,
+        layout.rbac_marker,
+        make,
+        &|size| field("deployment", "{.status.readyReplicas}") == size,
+    );
+    let deployed = production::Deployed {
+        name,
+        env,
+        webhook_kind: layout.webhook_kind,
+        leader_line: layout.leader_line,
+        stopped_line: layout.stopped_line,
+    };
+    production::webhooks_serve_a_renewed_certificate(&deployed);
+    let logs = tempfile::tempdir().unwrap();
+    let gap = production::deleting_the_leader_hands_over(&deployed, logs.path());
+    eprintln!("figure: {name} failover gap: {:.1} s", gap.as_secs_f64());
+    production::a_rolling_restart_fails_no_request(&deployed);
     let started = Instant::now();
     let undeploy = make(&["undeploy"]);
     let took = started.elapsed();
@@ -675,12 +712,27 @@ fn undeploy_finishes_with_a_reconciled_sample(
             .unwrap();
         assert!(!out.status.success(), "{kind}/{object} is still there");
     }
+    production::the_helm_chart_runs_the_operator(&deployed, project, make, &load);
+}
+
+/// What the deployed checks need to know of a layout.
+struct Layout<'a> {
+    /// A file and the one line of it that grants the Memcached controller
+    /// its Deployments (see [`rbac_as_generated`]).
+    rbac_marker: (&'a str, &'a str),
+    /// The API version and kind the project's webhooks admit.
+    webhook_kind: (&'a str, &'a str),
+    /// What the manager logs when it becomes the leader.
+    leader_line: &'a str,
+    /// What a stopping leader logs last, once its reconciles ended.
+    stopped_line: &'a str,
 }
 
 /// The manager's metrics through its Service, from a Pod: without a token
 /// 401, with the token of a ServiceAccount lacking the metrics-reader role
-/// 403, with that of one bound to it 200 (`name`: the project).
-fn metrics_answer_only_the_reader(env: &[(String, String)], name: &str) {
+/// 403, with that of one bound to it 200 (`name`: the project). Returns
+/// what the reader was served.
+fn metrics_answer_only_the_reader(env: &[(String, String)], name: &str) -> String {
     let kubectl = |args: &[&str]| run_ok(Path::new("kubectl"), args, env);
     kubectl(&[
         "create",
@@ -710,7 +762,8 @@ fn metrics_answer_only_the_reader(env: &[(String, String)], name: &str) {
     let script = format!(
         "code() {{ curl -sk --max-time 5 -o /dev/null -w '%{{http_code}}' \"$@\" {url}; }}; \
          for i in $(seq 1 60); do none=$(code) && [ \"$none\" != 000 ] && break; sleep 1; done; \
-         echo \"none=$none denied=$(code -H 'Authorization: Bearer {}') reader=$(code -H 'Authorization: Bearer {}')\"",
+         echo \"none=$none denied=$(code -H 'Authorization: Bearer {0}') reader=$(code -H 'Authorization: Bearer {1}')\"; \
+         curl -sk --max-time 5 -H 'Authorization: Bearer {1}' {url}",
         denied.trim(),
         reader.trim()
     );
@@ -723,13 +776,15 @@ fn metrics_answer_only_the_reader(env: &[(String, String)], name: &str) {
         "IfNotPresent",
         &script,
     );
+    let (codes, exposition) = log.split_once('\n').unwrap_or((&log, ""));
     assert_eq!(
-        (phase.as_str(), log.trim()),
+        (phase.as_str(), codes),
         ("Succeeded", "none=401 denied=403 reader=200"),
         "{log}"
     );
     kubectl(&["delete", "pod", "metrics-probe", "-n", "default"]);
     kubectl(&["delete", "clusterrolebinding", "metrics-reader-probe"]);
+    exposition.to_string()
 }
 
 /// The manager runs under its own ServiceAccount with exactly the role that
@@ -822,9 +877,13 @@ fn a_go_project_passes_its_own_make_test_e2e_unmodified() {
         "create api --group webapp --version v2 --kind Guestbook --resource --controller=false",
         "create webhook --group webapp --version v1 --kind Guestbook --conversion --spoke v2",
         common::deploy_image::QUICK_START,
+        "edit --plugins grafana/v1-alpha",
     ] {
         common::kb_ok(&project, &common::words(command));
     }
+    production::go_validator_refuses_an_empty_foo(
+        &project.join("internal/webhook/v1/guestbook_webhook.go"),
+    );
     let scratch = tempfile::tempdir().unwrap();
     let dir = scratch.path().join("clusters/guestbook-e2e");
     let before = HostState::now();
@@ -864,25 +923,24 @@ fn a_go_project_passes_its_own_make_test_e2e_unmodified() {
     );
 
     let deployed_env = e2e_env(&dir, &kubectl, &dir.join("kubeconfig"));
-    let marker = (
-        "internal/controller/memcached_controller.go",
-        "+kubebuilder:rbac:groups=apps,resources=deployments,",
-    );
-    undeploy_finishes_with_a_reconciled_sample(
-        &project,
-        &deployed_env,
-        "guestbook",
-        marker,
-        &|args| {
-            Command::new("timeout")
-                .args(["300", "make"])
-                .args(args)
-                .current_dir(&project)
-                .envs(deployed_env.iter().cloned())
-                .output()
-                .unwrap()
-        },
-    );
+    let layout = Layout {
+        rbac_marker: (
+            "internal/controller/memcached_controller.go",
+            "+kubebuilder:rbac:groups=apps,resources=deployments,",
+        ),
+        webhook_kind: ("webapp.example.com/v1", "Guestbook"),
+        leader_line: "Successfully acquired lease",
+        stopped_line: "All workers finished",
+    };
+    the_deployed_operator_in_production(&project, &deployed_env, "guestbook", &layout, &|args| {
+        Command::new("timeout")
+            .args(["300", "make"])
+            .args(args)
+            .current_dir(&project)
+            .envs(deployed_env.iter().cloned())
+            .output()
+            .unwrap()
+    });
 
     // What a kubebuilder user's CI runs: the project's own suite builds the
     // image with podman, loads it through `kind`, deploys, waits for the
@@ -968,7 +1026,7 @@ fn a_rust_project_passes_its_own_make_test_e2e_with_the_manager_in_the_cluster()
     let quick_start = format!("{} --manifests=false", common::deploy_image::QUICK_START);
     let commands = [
         common::rust_project::WEBHOOK_PROJECT,
-        &[quick_start.as_str()],
+        &[quick_start.as_str(), "edit --plugins grafana/v1-alpha"],
     ]
     .concat();
     common::rust_project::scaffold(&project, &commands);
@@ -1001,32 +1059,31 @@ fn a_rust_project_passes_its_own_make_test_e2e_with_the_manager_in_the_cluster()
     );
     push_to_the_registry(&project, &env, "shipyard");
     let deployed_env = e2e_env(&dir, &kubectl, &dir.join("kubeconfig"));
-    let marker = (
-        "src/controller/memcached.rs",
-        "controller::rule(\"apps\", &[\"deployments\"], ALL_VERBS),",
-    );
-    undeploy_finishes_with_a_reconciled_sample(
-        &project,
-        &deployed_env,
-        "shipyard",
-        marker,
-        &|args| {
-            common::rust_project::holding_the_build_lock(|| {
-                let mut make = Command::new("timeout");
-                common::rust_project::without_cargo_test_env(&mut make)
-                    .args(["300", "make"])
-                    .args(args)
-                    .current_dir(&project)
-                    .envs(deployed_env.iter().cloned())
-                    .env(
-                        "CARGO_TARGET_DIR",
-                        common::rust_project::shared_target_dir(),
-                    )
-                    .output()
-                    .unwrap()
-            })
-        },
-    );
+    let layout = Layout {
+        rbac_marker: (
+            "src/controller/memcached.rs",
+            "controller::rule(\"apps\", &[\"deployments\"], ALL_VERBS),",
+        ),
+        webhook_kind: ("ship.example.com/v1", "Frigate"),
+        leader_line: "became the leader",
+        stopped_line: "released the leader Lease",
+    };
+    the_deployed_operator_in_production(&project, &deployed_env, "shipyard", &layout, &|args| {
+        common::rust_project::holding_the_build_lock(|| {
+            let mut make = Command::new("timeout");
+            common::rust_project::without_cargo_test_env(&mut make)
+                .args(["300", "make"])
+                .args(args)
+                .current_dir(&project)
+                .envs(deployed_env.iter().cloned())
+                .env(
+                    "CARGO_TARGET_DIR",
+                    common::rust_project::shared_target_dir(),
+                )
+                .output()
+                .unwrap()
+        })
+    });
 
     // The suite's default mode: the image built from the project's
     // Dockerfile with podman (the rust and distroless/cc stand-ins), loaded

@@ -43,7 +43,7 @@ struct Fixture {
 /// The project and the server of helm's release.
 fn fixture() -> Fixture {
     let (tmp, dir) = project();
-    let version = makefile_value(&dir, "HELM_VERSION");
+    let version = common::makefile_value(&dir, "HELM_VERSION");
     serve(tmp, dir, version)
 }
 
@@ -91,17 +91,6 @@ fn serve(tmp: tempfile::TempDir, dir: PathBuf, version: String) -> Fixture {
         helm,
         path: path_without(&["go", "helm"]),
     }
-}
-
-/// The value of `name ?= value` in the project's Makefile.
-fn makefile_value(dir: &Path, name: &str) -> String {
-    let makefile = std::fs::read_to_string(dir.join("Makefile")).unwrap();
-    let prefix = format!("{name} ?= ");
-    makefile
-        .lines()
-        .find_map(|l| l.strip_prefix(&prefix))
-        .unwrap_or_else(|| panic!("no `{prefix}` in the Makefile"))
-        .to_string()
 }
 
 /// helm's release archive of this platform, holding `helm` as the real

@@ -16,7 +16,7 @@
 mod common;
 
 use common::cluster::{Background, ControlPlane, Env, crd_established, http_get, step, wait_until};
-use common::grafana::{metric_names, queries};
+use common::grafana::dashboard_metrics;
 use common::rust_project::{self, build_manager, run, rust_env};
 use common::{persistent_project_dir, stdout};
 use std::collections::{BTreeMap, BTreeSet};
@@ -216,21 +216,6 @@ fn wait_available(env: &Env, namespace: &str, name: &str) {
         Duration::from_secs(60),
         || available(env, namespace, name),
     );
-}
-
-/// Every metric name a query of the project's Grafana dashboards reads.
-fn dashboard_metrics(dir: &Path) -> BTreeSet<String> {
-    let mut names = BTreeSet::new();
-    for entry in std::fs::read_dir(dir.join("grafana")).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_some_and(|e| e == "json") {
-            let text = std::fs::read_to_string(&path).unwrap();
-            for expr in queries(&text) {
-                names.extend(metric_names(&expr));
-            }
-        }
-    }
-    names
 }
 
 /// Starts the manager with plain HTTP metrics on `metrics_port`, limited to

@@ -2,6 +2,7 @@
 //! and the metric names its panels query (read from their PromQL).
 
 use std::collections::BTreeSet;
+use std::path::Path;
 
 /// The panel types the dashboards use and Grafana ships.
 const PANEL_TYPES: &[&str] = &[
@@ -228,6 +229,21 @@ pub fn metric_names(expr: &str) -> BTreeSet<String> {
             last_word.clear();
         }
         i += 1;
+    }
+    names
+}
+
+/// Every metric name a query of the Grafana dashboards (`grafana/*.json`) of the project in `dir` reads.
+pub fn dashboard_metrics(dir: &Path) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    for entry in std::fs::read_dir(dir.join("grafana")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "json") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            for expr in queries(&text) {
+                names.extend(metric_names(&expr));
+            }
+        }
     }
     names
 }

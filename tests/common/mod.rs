@@ -352,3 +352,14 @@ pub fn the_one_line<'a>(message: &'a str, prefix: &str) -> &'a str {
     );
     lines[0]
 }
+
+/// The value of `name ?= value` in the project's Makefile.
+pub fn makefile_value(dir: &Path, name: &str) -> String {
+    let makefile = std::fs::read_to_string(dir.join("Makefile")).unwrap();
+    let prefix = format!("{name} ?= ");
+    makefile
+        .lines()
+        .find_map(|l| l.strip_prefix(&prefix))
+        .unwrap_or_else(|| panic!("no `{prefix}` in the Makefile"))
+        .to_string()
+}
