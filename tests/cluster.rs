@@ -9,6 +9,8 @@
 mod common;
 #[path = "cluster/production.rs"]
 mod production;
+#[path = "cluster/rbac.rs"]
+mod rbac;
 
 use common::cluster::ControlPlane;
 
@@ -536,7 +538,7 @@ fn push_to_the_registry(project: &Path, env: &[(String, String)], name: &str) {
 /// its finalizer; size 2 gives two Ready Pods; the metrics only for the
 /// reader (see [`metrics_answer_only_the_reader`]), with data for every
 /// query of the Grafana dashboards; the role as generated (see
-/// [`rbac_as_generated`]); the webhooks through a certificate renewal, the
+/// [`rbac::as_generated`]); the webhooks through a certificate renewal, the
 /// hand-over between two replicas and a rolling restart (see
 /// [`production`]); then `make undeploy`, with the sample still there,
 /// finishes in bounded time: it deletes the sample first, while the manager
@@ -662,15 +664,6 @@ fn the_deployed_operator_in_production(
         without_data.is_empty(),
         "the dashboards query metrics the manager's Pod does not serve: {without_data:?}"
     );
-    rbac_as_generated(
-        project,
-        env,
-        name,
-        &image,
-        layout.rbac_marker,
-        make,
-        &|size| field("deployment", "{.status.readyReplicas}") == size,
-    );
     let deployed = production::Deployed {
         name,
         env,
@@ -678,6 +671,13 @@ fn the_deployed_operator_in_production(
         leader_line: layout.leader_line,
         stopped_line: layout.stopped_line,
     };
+    let redeploy = || {
+        let out = make(&["deploy", &format!("IMG={image}")]);
+        assert!(out.status.success(), "{}", describe("make deploy", &out));
+    };
+    rbac::as_generated(&deployed, project, &layout.grants, &redeploy, &|size| {
+        field("deployment", "{.status.readyReplicas}") == size
+    });
     production::webhooks_serve_a_renewed_certificate(&deployed);
     let logs = tempfile::tempdir().unwrap();
     let gap = production::deleting_the_leader_hands_over(&deployed, logs.path());
@@ -717,9 +717,9 @@ fn the_deployed_operator_in_production(
 
 /// What the deployed checks need to know of a layout.
 struct Layout<'a> {
-    /// A file and the one line of it that grants the Memcached controller
-    /// its Deployments (see [`rbac_as_generated`]).
-    rbac_marker: (&'a str, &'a str),
+    /// Where the grants of the controller and the webhooks' check stand
+    /// (see [`rbac::as_generated`]).
+    grants: rbac::Grants<'a>,
     /// The API version and kind the project's webhooks admit.
     webhook_kind: (&'a str, &'a str),
     /// What the manager logs when it becomes the leader.
@@ -787,79 +787,11 @@ fn metrics_answer_only_the_reader(env: &[(String, String)], name: &str) -> Strin
     exposition.to_string()
 }
 
-/// The manager runs under its own ServiceAccount with exactly the role that
-/// `make manifests` generates from the code: with the RBAC marker (or rule)
-/// `marker.1` removed from the file `marker.0` and `make deploy` run again,
-/// a new size is refused (the forbidden error in the manager's log, the
-/// Memcached's Deployment stays at two Ready Pods); with it back and `make
-/// deploy` again, the same size is reached (`ready` says whether the
-/// Deployment has that many Ready Pods).
-fn rbac_as_generated(
-    project: &Path,
-    env: &[(String, String)],
-    name: &str,
-    image: &str,
-    marker: (&str, &str),
-    make: &dyn Fn(&[&str]) -> Output,
-    ready: &dyn Fn(&str) -> bool,
-) {
-    let kubectl = |args: &[&str]| run_ok(Path::new("kubectl"), args, env);
-    let deploy = || {
-        let out = make(&["deploy", &format!("IMG={image}")]);
-        assert!(out.status.success(), "{}", describe("make deploy", &out));
-    };
-    let file = project.join(marker.0);
-    let source = std::fs::read_to_string(&file).unwrap();
-    let lines: Vec<&str> = source.lines().filter(|l| l.contains(marker.1)).collect();
-    assert_eq!(lines.len(), 1, "{marker:?}: one line in {}", file.display());
-    let without = source.replacen(&format!("{}\n", lines[0]), "", 1);
-    std::fs::write(&file, without).unwrap();
-    deploy();
-    let namespace = format!("{name}-system");
-    let logs = || {
-        kubectl(&[
-            "logs",
-            "-n",
-            &namespace,
-            &format!("deployment/{name}-controller-manager"),
-        ])
-    };
-    let size = |n: &str| {
-        kubectl(&[
-            "patch",
-            "memcacheds.cache.example.com",
-            "memcached-sample",
-            "-n",
-            "default",
-            "--type=merge",
-            "-p",
-            &format!(r#"{{"spec":{{"size":{n}}}}}"#),
-        ])
-    };
-    size("3");
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while !logs().contains("forbidden") {
-        assert!(
-            Instant::now() < deadline,
-            "no forbidden error in the manager's log within 120 s without {marker:?}:\n{}",
-            logs()
-        );
-        std::thread::sleep(Duration::from_secs(1));
-    }
-    std::thread::sleep(Duration::from_secs(10));
-    assert!(ready("2"), "the size changed without the permission");
-    std::fs::write(&file, &source).unwrap();
-    deploy();
-    let deadline = Instant::now() + Duration::from_secs(180);
-    while !ready("3") {
-        assert!(
-            Instant::now() < deadline,
-            "with {marker:?} back, size 3 was not reached within 180 s:\n{}",
-            logs()
-        );
-        std::thread::sleep(Duration::from_secs(1));
-    }
-}
+/// The go project's webhooks, with its validator's checks.
+const GO_WEBHOOK: &str = "internal/webhook/v1/guestbook_webhook.go";
+
+/// The rust project's webhooks of Frigate, with its validator's checks.
+const RUST_WEBHOOK: &str = "src/webhook/v1/frigate.rs";
 
 #[test]
 #[ignore = "needs root, Go and Debian's container packages; run by the README's test command"]
@@ -881,9 +813,8 @@ fn a_go_project_passes_its_own_make_test_e2e_unmodified() {
     ] {
         common::kb_ok(&project, &common::words(command));
     }
-    production::go_validator_refuses_an_empty_foo(
-        &project.join("internal/webhook/v1/guestbook_webhook.go"),
-    );
+    production::go_validator_refuses_an_empty_foo(&project.join(GO_WEBHOOK));
+    production::go_validator_lists_config_maps(&project.join(GO_WEBHOOK));
     let scratch = tempfile::tempdir().unwrap();
     let dir = scratch.path().join("clusters/guestbook-e2e");
     let before = HostState::now();
@@ -924,10 +855,13 @@ fn a_go_project_passes_its_own_make_test_e2e_unmodified() {
 
     let deployed_env = e2e_env(&dir, &kubectl, &dir.join("kubeconfig"));
     let layout = Layout {
-        rbac_marker: (
-            "internal/controller/memcached_controller.go",
-            "+kubebuilder:rbac:groups=apps,resources=deployments,",
-        ),
+        grants: rbac::Grants {
+            controller: (
+                "internal/controller/memcached_controller.go",
+                "+kubebuilder:rbac:groups=apps,resources=deployments,",
+            ),
+            webhook: (GO_WEBHOOK, production::GO_CONFIG_MAPS_MARKER),
+        },
         webhook_kind: ("webapp.example.com/v1", "Guestbook"),
         leader_line: "Successfully acquired lease",
         stopped_line: "All workers finished",
@@ -1030,6 +964,7 @@ fn a_rust_project_passes_its_own_make_test_e2e_with_the_manager_in_the_cluster()
     ]
     .concat();
     common::rust_project::scaffold(&project, &commands);
+    production::rust_validator_lists_config_maps(&project.join(RUST_WEBHOOK));
     let scratch = tempfile::tempdir().unwrap();
     let dir = scratch.path().join("clusters/shipyard-e2e");
     let before = HostState::now();
@@ -1060,10 +995,13 @@ fn a_rust_project_passes_its_own_make_test_e2e_with_the_manager_in_the_cluster()
     push_to_the_registry(&project, &env, "shipyard");
     let deployed_env = e2e_env(&dir, &kubectl, &dir.join("kubeconfig"));
     let layout = Layout {
-        rbac_marker: (
-            "src/controller/memcached.rs",
-            "controller::rule(\"apps\", &[\"deployments\"], ALL_VERBS),",
-        ),
+        grants: rbac::Grants {
+            controller: (
+                "src/controller/memcached.rs",
+                "controller::rule(\"apps\", &[\"deployments\"], ALL_VERBS),",
+            ),
+            webhook: (RUST_WEBHOOK, production::RUST_CONFIG_MAPS_RULE),
+        },
         webhook_kind: ("ship.example.com/v1", "Frigate"),
         leader_line: "became the leader",
         stopped_line: "released the leader Lease",
@@ -1148,4 +1086,40 @@ fn a_rust_project_passes_its_own_make_test_e2e_with_the_manager_in_the_cluster()
         before,
         "the cluster left something behind"
     );
+}
+
+/// The checks' edits of user code apply to what the tool scaffolds today:
+/// a template change that moves what they edit fails here, in seconds,
+/// rather than in the cluster run.
+#[test]
+fn the_user_code_the_cluster_checks_write_applies_to_new_scaffolds() {
+    let (_go_tmp, go) = common::empty_project_dir("guestbook");
+    common::kb_ok(
+        &go,
+        &common::words("init --domain example.com --repo example.com/guestbook"),
+    );
+    for command in [
+        "create api --group webapp --version v1 --kind Guestbook --resource --controller",
+        "create webhook --group webapp --version v1 --kind Guestbook --defaulting --programmatic-validation",
+    ] {
+        common::kb_ok(&go, &common::words(command));
+    }
+    production::go_validator_refuses_an_empty_foo(&go.join(GO_WEBHOOK));
+    production::go_validator_lists_config_maps(&go.join(GO_WEBHOOK));
+    let webhook = std::fs::read_to_string(go.join(GO_WEBHOOK)).unwrap();
+    assert!(webhook.contains(production::GO_CONFIG_MAPS_MARKER));
+    assert!(webhook.contains("v.Reader.List(ctx, &configMaps"));
+
+    let (_rust_tmp, rust) = common::empty_project_dir("shipyard");
+    for command in [
+        "init --plugins rust/v1-alpha --domain example.com",
+        "create api --group ship --version v1 --kind Frigate --resource --controller",
+        "create webhook --group ship --version v1 --kind Frigate --defaulting --programmatic-validation",
+    ] {
+        common::kb_ok(&rust, &common::words(command));
+    }
+    production::rust_validator_lists_config_maps(&rust.join(RUST_WEBHOOK));
+    let webhook = std::fs::read_to_string(rust.join(RUST_WEBHOOK)).unwrap();
+    assert!(webhook.contains(production::RUST_CONFIG_MAPS_RULE));
+    assert!(webhook.contains("config_maps.list("));
 }

@@ -55,7 +55,7 @@ impl Deployed<'_> {
 
     /// Whether the object `kind`/`name` (in `namespace`, if namespaced)
     /// exists.
-    fn exists(&self, kind: &str, name: &str, namespace: Option<&str>) -> bool {
+    pub(crate) fn exists(&self, kind: &str, name: &str, namespace: Option<&str>) -> bool {
         let mut command = Command::new("kubectl");
         command
             .args(["get", kind, name])
@@ -66,7 +66,7 @@ impl Deployed<'_> {
         command.output().unwrap().status.success()
     }
 
-    fn kubectl(&self, args: &[&str]) -> String {
+    pub(crate) fn kubectl(&self, args: &[&str]) -> String {
         run_ok(Path::new("kubectl"), args, self.env)
     }
 
@@ -102,7 +102,7 @@ impl Deployed<'_> {
 
     /// `kubectl create` of a valid object of the webhooks' kind, through
     /// the webhooks (`dry_run`: server side, nothing stored).
-    fn create_valid(&self, name: &str, dry_run: bool) -> Output {
+    pub(crate) fn create_valid(&self, name: &str, dry_run: bool) -> Output {
         let mut args = vec!["create", "-f", "-"];
         if dry_run {
             args.push("--dry-run=server");
@@ -111,7 +111,7 @@ impl Deployed<'_> {
     }
 
     /// A Memcached (deploy-image/v1-alpha) named `name` in `default`, size 1.
-    fn create_memcached(&self, name: &str) {
+    pub(crate) fn create_memcached(&self, name: &str) {
         let manifest = format!(
             "apiVersion: cache.example.com/v1alpha1\nkind: Memcached\nmetadata:\n  name: {name}\n  namespace: default\nspec:\n  size: 1\n"
         );
@@ -125,7 +125,7 @@ impl Deployed<'_> {
 
     /// Waits until each Memcached in `names` says Available and has its
     /// Deployment.
-    fn wait_reconciled(&self, names: &[String], limit: Duration) {
+    pub(crate) fn wait_reconciled(&self, names: &[String], limit: Duration) {
         let deadline = Instant::now() + limit;
         for name in names {
             loop {
@@ -176,7 +176,7 @@ impl Deployed<'_> {
     }
 
     /// The Pod named by the leader Lease's holder (`POD_…`), if any.
-    fn leader(&self) -> Option<String> {
+    pub(crate) fn leader(&self) -> Option<String> {
         let holders = self.kubectl(&[
             "get",
             "leases",
@@ -189,7 +189,8 @@ impl Deployed<'_> {
         holder.split('_').next().map(str::to_string)
     }
 
-    fn restart_counts(&self) -> String {
+    /// The restart counts of the manager's Pods' containers.
+    pub(crate) fn restart_counts(&self) -> String {
         self.kubectl(&[
             "get",
             "pods",
@@ -199,6 +200,77 @@ impl Deployed<'_> {
             "control-plane=controller-manager",
             "-o",
             "jsonpath={.items[*].status.containerStatuses[0].restartCount}",
+        ])
+    }
+
+    /// What the manager (one of its Pods) has logged since its container
+    /// last started.
+    pub(crate) fn manager_log(&self) -> String {
+        self.kubectl(&["logs", "-n", &self.namespace(), &self.deployment()])
+    }
+
+    /// What the manager's Pod `pod` has logged since its container last
+    /// started; empty while it cannot tell.
+    pub(crate) fn pod_log(&self, pod: &str) -> String {
+        let out = Command::new("kubectl")
+            .args(["logs", "-n", &self.namespace(), pod])
+            .envs(self.env.iter().cloned())
+            .output()
+            .unwrap();
+        text(&out.stdout)
+    }
+
+    /// Sets the Memcached sample's size.
+    pub(crate) fn set_sample_size(&self, size: u32) {
+        self.kubectl(&[
+            "patch",
+            "memcacheds.cache.example.com",
+            "memcached-sample",
+            "-n",
+            "default",
+            "--type=merge",
+            "-p",
+            &format!(r#"{{"spec":{{"size":{size}}}}}"#),
+        ]);
+    }
+
+    /// Deletes the leader's Pod and returns the Pod that holds the Lease
+    /// next.
+    pub(crate) fn next_leader(&self) -> String {
+        let old = self.leader().expect("a leader");
+        self.kubectl(&[
+            "delete",
+            "pod",
+            &old,
+            "-n",
+            &self.namespace(),
+            "--wait=false",
+        ]);
+        let deadline = Instant::now() + Duration::from_secs(120);
+        loop {
+            if let Some(leader) = self.leader().filter(|leader| *leader != old) {
+                return leader;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no leader after {old} within 120 s"
+            );
+            std::thread::sleep(Duration::from_millis(500));
+        }
+    }
+
+    /// The messages of the `LeaderElection` events in the manager's
+    /// namespace, one per line ("IDENTITY became leader").
+    pub(crate) fn leader_events(&self) -> String {
+        self.kubectl(&[
+            "get",
+            "events",
+            "-n",
+            &self.namespace(),
+            "--field-selector",
+            "reason=LeaderElection",
+            "-o",
+            "jsonpath={range .items[*]}{.message}{\"\\n\"}{end}",
         ])
     }
 }
@@ -537,23 +609,92 @@ fn last_line_time(log: &str, needle: &str) -> Option<LogTime> {
 /// as its example ([`EMPTY_FOO`]) on creation, as a user writes one: at
 /// the `TODO` of ValidateCreate.
 pub fn go_validator_refuses_an_empty_foo(file: &Path) {
-    let source = std::fs::read_to_string(file).unwrap();
     let check = format!(
         "if obj.Spec.Foo != nil && *obj.Spec.Foo == \"\" {{\n\t\treturn nil, errors.New({EMPTY_FOO:?})\n\t}}\n"
     );
-    let edited = source
-        .replacen("import (\n", "import (\n\t\"errors\"\n", 1)
-        .replacen(
-            "// TODO(user): return an error for an invalid object.\n",
-            &check,
-            1,
-        );
-    assert!(
-        edited.contains("errors.New") && edited.contains("\"errors\""),
-        "no TODO to replace in {}",
-        file.display()
+    replace_once_each(
+        file,
+        &[
+            ("import (\n", "import (\n\t\"errors\"\n"),
+            (
+                "// TODO(user): return an error for an invalid object.\n",
+                &check,
+            ),
+        ],
     );
+}
+
+/// Replaces in `file` each `from` of `edits`, which must be there once, by
+/// its `to`.
+fn replace_once_each(file: &Path, edits: &[(&str, &str)]) {
+    let mut edited = std::fs::read_to_string(file).unwrap();
+    for (from, to) in edits {
+        assert_eq!(
+            edited.matches(from).count(),
+            1,
+            "{from:?} once in {}",
+            file.display()
+        );
+        edited = edited.replacen(from, to, 1);
+    }
     std::fs::write(file, edited).unwrap();
+}
+
+/// The RBAC marker [`go_validator_lists_config_maps`] gives the webhook.
+pub const GO_CONFIG_MAPS_MARKER: &str =
+    "// +kubebuilder:rbac:groups=\"\",resources=configmaps,verbs=list";
+
+/// Gives the go/v4 validator in `file` a check that reads the cluster, as a
+/// user writes one: it lists the ConfigMaps of the object's namespace
+/// through the manager's API reader (a failure refuses the object), with
+/// the RBAC marker [`GO_CONFIG_MAPS_MARKER`] for it.
+pub fn go_validator_lists_config_maps(file: &Path) {
+    let edits = [
+        ("\t\"context\"\n", "\t\"context\"\n\t\"fmt\"\n"),
+        (
+            "\t\"sigs.k8s.io/controller-runtime/pkg/webhook/admission\"\n",
+            "\t\"sigs.k8s.io/controller-runtime/pkg/webhook/admission\"\n\tcorev1 \"k8s.io/api/core/v1\"\n\t\"sigs.k8s.io/controller-runtime/pkg/client\"\n",
+        ),
+        (
+            "WithValidator(&GuestbookValidator{})",
+            "WithValidator(&GuestbookValidator{Reader: mgr.GetAPIReader()})",
+        ),
+        (
+            "// GuestbookValidator accepts",
+            &format!("{GO_CONFIG_MAPS_MARKER}\n\n// GuestbookValidator accepts"),
+        ),
+        (
+            "type GuestbookValidator struct {\n\t// TODO(user): add what validation needs, e.g. a client to read other objects.\n}",
+            "type GuestbookValidator struct {\n\tReader client.Reader\n}",
+        ),
+        (
+            "\tif obj.Spec.Foo != nil",
+            "\tvar configMaps corev1.ConfigMapList\n\tif err := v.Reader.List(ctx, &configMaps, client.InNamespace(obj.Namespace), client.Limit(1)); err != nil {\n\t\treturn nil, fmt.Errorf(\"cannot list the ConfigMaps of %s: %w\", obj.Namespace, err)\n\t}\n\tif obj.Spec.Foo != nil",
+        ),
+    ];
+    replace_once_each(file, &edits);
+}
+
+/// The rule [`rust_validator_lists_config_maps`] gives the webhook.
+pub const RUST_CONFIG_MAPS_RULE: &str =
+    "crate::controller::rule(\"\", &[\"configmaps\"], &[\"list\"]),";
+
+/// The rust/v1-alpha counterpart of [`go_validator_lists_config_maps`]: the
+/// validator in `file` lists the ConfigMaps of the object's namespace with
+/// the client it is given, and names the rule for it
+/// ([`RUST_CONFIG_MAPS_RULE`]) in `rbac_rules`.
+pub fn rust_validator_lists_config_maps(file: &Path) {
+    let edits = [
+        (
+            "    async fn validate_create(&self, _client: &Client) -> Verdict {\n",
+            "    async fn validate_create(&self, client: &Client) -> Verdict {\n        let namespace = self.metadata.namespace.clone().unwrap_or_default();\n        let config_maps: kube::Api<k8s_openapi::api::core::v1::ConfigMap> =\n            kube::Api::namespaced(client.clone(), &namespace);\n        let listed = config_maps.list(&kube::api::ListParams::default().limit(1)).await;\n        listed.map_err(|e| format!(\"cannot list the ConfigMaps of {namespace}: {e}\"))?;\n",
+        ),
+        (
+            "        // TODO(user): a rule for each kind the checks read.\n        Vec::new()\n",
+            &format!("        vec![\n            {RUST_CONFIG_MAPS_RULE}\n        ]\n"),
+        ),
+    ];
+    replace_once_each(file, &edits);
 }
 
 /// helm/v2-alpha's chart runs the operator: `make build-installer`, `edit
