@@ -574,6 +574,13 @@ fn the_deployed_operator_in_production(
         "{}",
         describe("make deploy", &deploy)
     );
+    let deployed = production::Deployed {
+        name,
+        env,
+        webhook_kind: layout.webhook_kind,
+        leader_line: layout.leader_line,
+        stopped_line: layout.stopped_line,
+    };
     let namespace = format!("{name}-system");
     kubectl(&[
         "-n",
@@ -634,16 +641,7 @@ fn the_deployed_operator_in_production(
         "11211"
     );
     // A larger size scales the Deployment: two Ready Pods.
-    kubectl(&[
-        "patch",
-        "memcacheds.cache.example.com",
-        "memcached-sample",
-        "-n",
-        "default",
-        "--type=merge",
-        "-p",
-        r#"{"spec":{"size":2}}"#,
-    ]);
+    deployed.set_sample_size(2);
     let deadline = Instant::now() + Duration::from_secs(180);
     while field("deployment", "{.status.readyReplicas}") != "2" {
         assert!(
@@ -664,13 +662,6 @@ fn the_deployed_operator_in_production(
         without_data.is_empty(),
         "the dashboards query metrics the manager's Pod does not serve: {without_data:?}"
     );
-    let deployed = production::Deployed {
-        name,
-        env,
-        webhook_kind: layout.webhook_kind,
-        leader_line: layout.leader_line,
-        stopped_line: layout.stopped_line,
-    };
     let redeploy = || {
         let out = make(&["deploy", &format!("IMG={image}")]);
         assert!(out.status.success(), "{}", describe("make deploy", &out));

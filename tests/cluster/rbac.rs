@@ -122,8 +122,8 @@ fn webhook_needs_its_rule(
 /// back, the manager leads again and reconciles it.
 fn leader_election_needs_the_lease(deployed: &Deployed, project: &Path, deploy: &dyn Fn()) {
     let name = "lease-check".to_string();
+    let restarts = deployed.restart_counts();
     let without = || {
-        let restarts = deployed.restart_counts();
         wait_for(
             deployed,
             Duration::from_secs(120),
