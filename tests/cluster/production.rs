@@ -235,7 +235,8 @@ impl Deployed<'_> {
     }
 
     /// Deletes the leader's Pod and returns the Pod that holds the Lease
-    /// next.
+    /// next, once the Deployment has rolled out again (the webhook Service
+    /// has a ready Pod to send to).
     pub(crate) fn next_leader(&self) -> String {
         let old = self.leader().expect("a leader");
         self.kubectl(&[
@@ -249,6 +250,7 @@ impl Deployed<'_> {
         let deadline = Instant::now() + Duration::from_secs(120);
         loop {
             if let Some(leader) = self.leader().filter(|leader| *leader != old) {
+                self.rolled_out();
                 return leader;
             }
             assert!(
