@@ -235,8 +235,8 @@ impl Deployed<'_> {
     }
 
     /// Deletes the leader's Pod and returns the Pod that holds the Lease
-    /// next, once the Deployment has rolled out again (the webhook Service
-    /// has a ready Pod to send to).
+    /// next, once the Deployment has rolled out again and the webhooks are
+    /// reached through their Service.
     pub(crate) fn next_leader(&self) -> String {
         let old = self.leader().expect("a leader");
         self.kubectl(&[
@@ -251,11 +251,31 @@ impl Deployed<'_> {
         loop {
             if let Some(leader) = self.leader().filter(|leader| *leader != old) {
                 self.rolled_out();
+                self.webhooks_reached();
                 return leader;
             }
             assert!(
                 Instant::now() < deadline,
                 "no leader after {old} within 120 s"
+            );
+            std::thread::sleep(Duration::from_millis(500));
+        }
+    }
+
+    /// Waits until the API server reaches the webhooks through their
+    /// Service (admitted or refused, but answered): the new Pod's endpoint
+    /// is in the node's Service rules a moment after the Pod is ready.
+    fn webhooks_reached(&self) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let out = self.create_valid("reach-check", true);
+            if !text(&out.stderr).contains("failed calling webhook") {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{}",
+                describe("the webhooks were not reached within 60 s", &out)
             );
             std::thread::sleep(Duration::from_millis(500));
         }
