@@ -79,7 +79,7 @@ fn sh(command: &str) -> String {
 }
 
 /// A cluster that is up; taken down when dropped, so a failed test leaves
-/// nothing running.
+/// nothing running, and by the next `up` when this test process is killed.
 struct Up {
     dir: PathBuf,
     down: bool,
@@ -87,10 +87,7 @@ struct Up {
 
 impl Up {
     fn start(dir: &Path) -> Up {
-        let up = Command::new(support("cluster"))
-            .args(["up", dir.to_str().unwrap()])
-            .output()
-            .unwrap();
+        let up = up_owned_by(dir, std::process::id());
         let cluster = Up {
             dir: dir.to_path_buf(),
             down: false,
@@ -107,6 +104,16 @@ impl Up {
             .unwrap();
         assert!(down.status.success(), "{}", describe("cluster down", &down));
     }
+}
+
+/// `cluster up DIR` for the process `owner`: once it has gone, the cluster
+/// is one a killed run left behind.
+fn up_owned_by(dir: &Path, owner: u32) -> Output {
+    Command::new(support("cluster"))
+        .args(["up", dir.to_str().unwrap()])
+        .env("CLUSTER_OWNER_PID", owner.to_string())
+        .output()
+        .unwrap()
 }
 
 impl Drop for Up {
@@ -423,6 +430,74 @@ fn pods_run_from_the_registry_and_the_kind_stand_in_and_down_leaves_nothing() {
         .filter(|name| !name.ends_with(".log"))
         .collect();
     assert_eq!(left, Vec::<String>::new(), "down keeps only the logs");
+}
+
+#[test]
+#[ignore = "needs root, Go and Debian's container packages; run by the README's test command"]
+fn clusters_killed_runs_left_behind_are_taken_down_by_the_next_up() {
+    run_ok(&support("cluster"), &["assets"], &[]);
+    let scratch = tempfile::tempdir().unwrap();
+    let before = HostState::now();
+    let left_by = |dir: &Path| {
+        let state = dir.join("state");
+        (state.exists(), processes_naming(dir).len())
+    };
+
+    // A test process killed before its `down`: the cluster's processes run
+    // on, their owner gone.
+    let orphaned = scratch.path().join("clusters/orphaned");
+    let mut owner = Command::new("sleep").arg("3600").spawn().unwrap();
+    let up = up_owned_by(&orphaned, owner.id());
+    assert!(up.status.success(), "{}", describe("cluster up", &up));
+    owner.kill().unwrap();
+    owner.wait().unwrap();
+    let (state, processes) = left_by(&orphaned);
+    assert!(state && processes > 0, "the orphaned cluster runs on");
+
+    // The next `up` takes it down and starts.
+    let second = scratch.path().join("clusters/second");
+    let up = up_owned_by(&second, std::process::id());
+    assert!(up.status.success(), "{}", describe("cluster up", &up));
+    assert!(
+        text(&up.stderr).contains(&format!(
+            "taking down the cluster a killed run left in {}",
+            orphaned.display()
+        )),
+        "{}",
+        describe("cluster up", &up)
+    );
+    assert_eq!(left_by(&orphaned), (false, 0));
+
+    // A machine's session ended: every process of the cluster gone, its
+    // interface, mounts, cgroups and rules still there; no owner recorded.
+    std::fs::remove_file(second.join("state/owner-pid")).unwrap();
+    sh(&format!(
+        "pkill -KILL -f '{}'; pkill -KILL -f 'containerd-shim-runc-v2 .*/run/kubebuilder-rs-cluster/'; sleep 1",
+        second.display()
+    ));
+    assert_eq!(left_by(&second), (true, 0));
+    let third = scratch.path().join("clusters/third");
+    let cluster = Up::start(&third);
+    assert_eq!(left_by(&second), (false, 0));
+
+    // A cluster in use is not taken down: `up` beside it is refused.
+    let fourth = scratch.path().join("clusters/fourth");
+    let refused = up_owned_by(&fourth, std::process::id());
+    assert!(
+        !refused.status.success(),
+        "{}",
+        describe("cluster up", &refused)
+    );
+    assert!(
+        text(&refused.stderr).contains("another cluster is up"),
+        "{}",
+        describe("cluster up", &refused)
+    );
+    assert!(!fourth.exists(), "a refused up makes nothing");
+    assert!(left_by(&third).1 > 0, "the cluster in use still runs");
+
+    cluster.down();
+    assert_eq!(HostState::now(), before, "something was left behind");
 }
 
 #[test]
@@ -998,20 +1073,15 @@ fn a_rust_project_passes_its_own_make_test_e2e_with_the_manager_in_the_cluster()
         stopped_line: "released the leader Lease",
     };
     the_deployed_operator_in_production(&project, &deployed_env, "shipyard", &layout, &|args| {
-        common::rust_project::holding_the_build_lock(|| {
-            let mut make = Command::new("timeout");
-            common::rust_project::without_cargo_test_env(&mut make)
-                .args(["300", "make"])
-                .args(args)
-                .current_dir(&project)
-                .envs(deployed_env.iter().cloned())
-                .env(
-                    "CARGO_TARGET_DIR",
-                    common::rust_project::shared_target_dir(),
-                )
-                .output()
-                .unwrap()
-        })
+        let mut make = Command::new("timeout");
+        common::rust_project::without_cargo_test_env(&mut make)
+            .args(["300", "make"])
+            .args(args)
+            .current_dir(&project)
+            .envs(deployed_env.iter().cloned());
+        common::rust_project::sharing_the_build_dir(&mut make)
+            .output()
+            .unwrap()
     });
 
     // The suite's default mode: the image built from the project's
@@ -1021,19 +1091,14 @@ fn a_rust_project_passes_its_own_make_test_e2e_with_the_manager_in_the_cluster()
     // webhook, and the API server calling the webhooks (and converting the
     // v2 sample) through the webhook Service.
     let started = Instant::now();
-    let output = common::rust_project::holding_the_build_lock(|| {
-        let mut make = Command::new("make");
-        common::rust_project::without_cargo_test_env(&mut make)
-            .arg("test-e2e")
-            .current_dir(&project)
-            .envs(env.iter().cloned())
-            .env(
-                "CARGO_TARGET_DIR",
-                common::rust_project::shared_target_dir(),
-            )
-            .output()
-            .unwrap()
-    });
+    let mut make = Command::new("make");
+    common::rust_project::without_cargo_test_env(&mut make)
+        .arg("test-e2e")
+        .current_dir(&project)
+        .envs(env.iter().cloned());
+    let output = common::rust_project::sharing_the_build_dir(&mut make)
+        .output()
+        .unwrap();
     eprintln!("make test-e2e took {:?}", started.elapsed());
     assert!(
         output.status.success(),

@@ -374,18 +374,15 @@ fn fleet_made_by(binary: &Path, commands: &[&str]) -> (tempfile::TempDir, PathBu
 }
 
 /// Runs `binary` with the words of `line` in `dir`, with the shared tools
-/// and cargo target directory; panics on failure.
+/// and cargo build directory; panics on failure.
 fn run_binary(binary: &Path, dir: &Path, line: &str) {
     let args = words(line);
     let mut command = Command::new(binary);
     command
         .args(&args)
         .current_dir(dir)
-        .env("LOCALBIN", shared_tools_bin())
-        .env(
-            "CARGO_TARGET_DIR",
-            common::rust_project::shared_target_dir(),
-        );
+        .env("LOCALBIN", shared_tools_bin());
+    common::rust_project::sharing_the_build_dir(&mut command);
     output_ok(&mut command, dir, "kubebuilder-rs", &args);
 }
 

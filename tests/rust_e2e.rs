@@ -26,7 +26,7 @@ mod common;
 use common::actionlint::{actionlint, check_workflow};
 use common::cluster::ControlPlane;
 use common::cluster::{Env, install_cert_manager_crds, step};
-use common::rust_project::{rust_env, scaffold, shared_target_dir, without_cargo_test_env};
+use common::rust_project::{rust_env, scaffold, sharing_the_build_dir, without_cargo_test_env};
 use common::{empty_project_dir, kb_ok, persistent_project_dir, stderr, stdout, words};
 use std::path::Path;
 use std::process::{Command, Output};
@@ -34,11 +34,11 @@ use std::time::Instant;
 
 const WORKFLOWS: &[&str] = &["lint.yml", "test.yml", "test-e2e.yml"];
 
-/// `make args` in `dir` on `env`'s cluster with the shared target dir,
+/// `make args` in `dir` on `env`'s cluster with the shared build dir,
 /// without what cargo sets for this test process.
 fn make_command(env: &Env, dir: &Path, args: &[&str]) -> Command {
     let mut command = env.command(dir, "make", args);
-    without_cargo_test_env(&mut command).env("CARGO_TARGET_DIR", shared_target_dir());
+    sharing_the_build_dir(without_cargo_test_env(&mut command));
     command
 }
 

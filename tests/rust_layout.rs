@@ -20,7 +20,7 @@
 //!
 //! Needs cargo, the crates.io index and the control-plane binaries
 //! (KUBEBUILDER_ASSETS); no Go. Every generated project shares the cargo
-//! target directory `$KUBEBUILDER_RS_CACHE/rust-target`, so a warm run
+//! build directory `$KUBEBUILDER_RS_CACHE/rust-target`, so a warm run
 //! rebuilds only the project's own crate. Run by `scripts/test-all`.
 
 mod common;
@@ -34,7 +34,7 @@ use common::deploy_image::{
     sample_holds_the_finalizer_again, uninstall_names_the_held_sample,
 };
 use common::envtest_index::{Server, index, pinned_minor, platform, sha512, tar_gz};
-use common::rust_project::{self, run, rust_env, shared_target_dir};
+use common::rust_project::{self, run, rust_env, sharing_the_build_dir};
 use common::{output_ok, persistent_project_dir, stdout, words};
 use std::collections::BTreeMap;
 use std::net::TcpListener;
@@ -175,9 +175,7 @@ fn make_test_fetching_envtest(dir: &Path, env: &Env) -> String {
     let localbin = format!("LOCALBIN={}", dir.join("bin").display());
     let args = ["test", index.as_str(), localbin.as_str()];
     let mut command = env.command(dir, "make", &args);
-    command
-        .env("CARGO_TARGET_DIR", shared_target_dir())
-        .env_remove("KUBEBUILDER_ASSETS");
+    sharing_the_build_dir(&mut command).env_remove("KUBEBUILDER_ASSETS");
     let out = output_ok(&mut command, dir, "make", &args);
     let fetched = dir.join("bin/k8s").join(&release);
     assert!(
@@ -198,8 +196,7 @@ fn make_test_fetching_envtest(dir: &Path, env: &Env) -> String {
 fn run_reconciles_the_samples(dir: &Path, env: &Env) {
     let log_path = dir.join("make-run.log");
     let mut manager = Background::logged(
-        env.command(dir, "make", &["run"])
-            .env("CARGO_TARGET_DIR", shared_target_dir())
+        sharing_the_build_dir(&mut env.command(dir, "make", &["run"]))
             // No serving certificate on this machine: as go/v4's `make run`.
             .env("ENABLE_WEBHOOKS", "false")
             // What config/manager/manager.yaml gives the deployed manager.
@@ -397,7 +394,7 @@ fn a_rust_project_builds_tests_and_runs_on_a_real_api_server() {
             let make = |args: &[&str]| {
                 let mut command =
                     env.command(&dir, "timeout", &[&["180", "make"][..], args].concat());
-                command.env("CARGO_TARGET_DIR", shared_target_dir());
+                sharing_the_build_dir(&mut command);
                 command
             };
             let gone = [("guestbooks.webapp.example.com", "guestbook-sample")];

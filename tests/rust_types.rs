@@ -20,7 +20,7 @@ mod common;
 
 use common::cluster::step;
 use common::persistent_project_dir;
-use common::rust_project::{self, run, run_locked, rust_env};
+use common::rust_project::{self, run, rust_env};
 use std::path::Path;
 use std::time::Instant;
 
@@ -293,7 +293,7 @@ fn built_in_and_external_types_get_controllers_and_webhooks_the_api_server_calls
         grow_the_tests(&dir);
     });
     step("make manifests: \"\" for the core group", || {
-        run_locked(&env, &dir, "make", &["manifests"]);
+        run(&env, &dir, "make", &["manifests"]);
         check_manifests(&dir);
     });
     step(

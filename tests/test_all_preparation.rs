@@ -12,17 +12,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, SystemTime};
 
-/// A `cargo` that appends `ARGS\tTOOLS_BIN\tASSETS\tAFTER` to `$STUB_LOG` for
-/// every call (AFTER: `after` once the first lane has ended, by the file
-/// `$TEST_ALL_FIRST_LANE_DONE`). A slow lane (`-- --ignored`) fails unless `KUBEBUILDER_ASSETS` (but
+/// A `cargo` that appends `ARGS\tTOOLS_BIN\tASSETS` to `$STUB_LOG` for
+/// every call. A slow lane (`-- --ignored`) fails unless `KUBEBUILDER_ASSETS` (but
 /// for the shared tools' run, which comes before the control plane) and its
 /// tools directory exist, and fails on purpose when it runs the test file
 /// named by `$STUB_FAIL_TEST`.
 const STUB_CARGO: &str = r#"#!/usr/bin/env bash
 set -eu
-after=
-[ ! -e "${TEST_ALL_FIRST_LANE_DONE:-/nonexistent}" ] || after=after
-printf '%s\t%s\t%s\t%s\n' "$*" "${KUBEBUILDER_RS_TOOLS_BIN:-}" "${KUBEBUILDER_ASSETS:-}" "$after" >>"$STUB_LOG"
+printf '%s\t%s\t%s\n' "$*" "${KUBEBUILDER_RS_TOOLS_BIN:-}" "${KUBEBUILDER_ASSETS:-}" >>"$STUB_LOG"
 case " $* " in
 *" --test shared_tools -- --ignored "*)
   [ -d "$KUBEBUILDER_RS_CACHE/tools-bin" ] || { echo "stub cargo: no tools directory" >&2; exit 3; } ;;
@@ -133,41 +130,17 @@ struct CargoCall {
     args: Vec<String>,
     tools_bin: String,
     assets: String,
-    after_first_lane: bool,
 }
 
 impl CargoCall {
     fn parse(line: &str) -> CargoCall {
         let fields: Vec<&str> = line.split('\t').collect();
-        assert_eq!(fields.len(), 4, "a stub cargo record: {line:?}");
+        assert_eq!(fields.len(), 3, "a stub cargo record: {line:?}");
         CargoCall {
             args: fields[0].split_whitespace().map(str::to_string).collect(),
             tools_bin: fields[1].to_string(),
             assets: fields[2].to_string(),
-            after_first_lane: fields[3] == "after",
         }
-    }
-
-    /// The test name filters after `--`: those to skip, and the others.
-    fn filters(&self) -> (Vec<&str>, Vec<&str>) {
-        let after_dash: Vec<&str> = self
-            .args
-            .iter()
-            .skip_while(|a| *a != "--")
-            .map(String::as_str)
-            .collect();
-        let skipped = after_dash
-            .windows(2)
-            .filter(|pair| pair[0] == "--skip")
-            .map(|pair| pair[1])
-            .collect();
-        let chosen = after_dash
-            .iter()
-            .enumerate()
-            .filter(|(i, a)| !a.starts_with("--") && (*i == 0 || after_dash[i - 1] != "--skip"))
-            .map(|(_, a)| *a)
-            .collect();
-        (skipped, chosen)
     }
 
     /// A run of ignored tests: the shared tools' or a slow lane.
@@ -219,36 +192,27 @@ fn slow_test_files() -> BTreeSet<String> {
     })
 }
 
-/// The slow test files that build generated Rust projects
-/// (tests/common/rust_project.rs).
-fn rust_project_test_files() -> BTreeSet<String> {
-    let users = test_files_where(|source| source.contains("rust_project::"));
-    slow_test_files().intersection(&users).cloned().collect()
-}
-
-/// The tests of test file `name` whose code (the test function and the
-/// helpers written after it, up to the next test) uses a Rust project
-/// helper of tests/common/rust_project.rs.
-fn tests_using_rust_projects(name: &str) -> Vec<String> {
-    let source = std::fs::read_to_string(repo().join(format!("tests/{name}.rs"))).unwrap();
-    source
-        .split("#[test]")
-        .skip(1)
-        .filter(|chunk| chunk.contains("rust_project::"))
-        .map(|chunk| {
-            let after_fn = chunk.split("fn ").nth(1).expect("a test function");
-            after_fn[..after_fn.find('(').unwrap()].to_string()
-        })
-        .collect()
-}
-
+/// Generated Rust projects share cargo's build directory
+/// (tests/common/rust_project.rs), never a target directory: every project's
+/// binaries have the same names (`target/debug/manager`), so two lanes
+/// building projects in one target directory could run each other's. Only
+/// the old kubebuilder-rs builds (tests/common/old_build.rs, one at a time
+/// under a lock) have a target directory of their own.
 #[test]
-fn the_cluster_tests_that_build_rust_projects_are_found() {
-    let found = tests_using_rust_projects("cluster");
-    assert_eq!(
-        found,
-        ["a_rust_project_passes_its_own_make_test_e2e_with_the_manager_in_the_cluster"]
-    );
+fn no_slow_test_points_generated_projects_at_a_shared_target_directory() {
+    let setters = test_files_where(|source| source.contains(".env(\"CARGO_TARGET_DIR\""));
+    assert_eq!(setters, BTreeSet::new(), "tests setting CARGO_TARGET_DIR");
+    let common: Vec<String> = std::fs::read_dir(repo().join("tests/common"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| {
+            std::fs::read_to_string(path)
+                .unwrap()
+                .contains(".env(\"CARGO_TARGET_DIR\"")
+        })
+        .map(|path| path.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(common, ["old_build.rs"], "helpers setting CARGO_TARGET_DIR");
 }
 
 fn assert_passed(output: &Output) {
@@ -273,7 +237,7 @@ fn from_an_empty_cache_every_step_has_its_directories_and_each_slow_test_file_ru
     assert_eq!(
         firsts,
         [
-            "fmt", "clippy", "test", "test", "test", "test", "test", "test", "test"
+            "fmt", "clippy", "test", "test", "test", "test", "test", "test"
         ],
         "{calls:#?}"
     );
@@ -287,11 +251,7 @@ fn from_an_empty_cache_every_step_has_its_directories_and_each_slow_test_file_ru
         "the shared tools go to the first lane's tools directory"
     );
     let lanes: Vec<&CargoCall> = calls.iter().filter(|c| c.is_lane()).collect();
-    assert_eq!(
-        lanes.len(),
-        4,
-        "three slow lanes, the cluster's in two calls: {calls:#?}"
-    );
+    assert_eq!(lanes.len(), 3, "three slow lanes: {calls:#?}");
     let cache = stage.cache();
     for lane in &lanes {
         assert_eq!(
@@ -312,9 +272,8 @@ fn from_an_empty_cache_every_step_has_its_directories_and_each_slow_test_file_ru
     let cluster = lane_with_tools(cache.join("tools-bin-cluster-lane").to_str().unwrap());
     assert_eq!(
         (first.len(), second.len(), cluster.len()),
-        (1, 1, 2),
-        "one call for each of the first two lanes, two for the cluster's, each lane with \
-         its own tools directory: {calls:#?}"
+        (1, 1, 1),
+        "one call for each lane, each lane with its own tools directory: {calls:#?}"
     );
     for call in &cluster {
         assert_eq!(
@@ -324,49 +283,7 @@ fn from_an_empty_cache_every_step_has_its_directories_and_each_slow_test_file_ru
         );
     }
     assert!(cache.join("tools-bin").is_dir());
-    let first_lane: BTreeSet<String> = first.iter().flat_map(|lane| lane.test_files()).collect();
-    for file in rust_project_test_files() {
-        if first_lane.contains(&file) {
-            continue;
-        }
-        let builders = tests_using_rust_projects(&file);
-        for call in calls
-            .iter()
-            .filter(|c| c.runs_ignored() && c.test_files().contains(&file))
-        {
-            let (skipped, chosen) = call.filters();
-            let all_skipped = builders
-                .iter()
-                .all(|name| skipped.iter().any(|skip| name.contains(skip)));
-            assert!(
-                all_skipped || call.after_first_lane,
-                "{file}'s tests {builders:?} build generated Rust projects in the first lane's \
-                 target directory: a lane runs them before the first lane ended ({call:?})"
-            );
-            if !all_skipped {
-                assert!(
-                    builders
-                        .iter()
-                        .all(|name| chosen.iter().any(|filter| name.contains(filter))),
-                    "after the first lane, the Rust project tests run by name: {call:?}"
-                );
-            }
-        }
-        let before_and_after: BTreeSet<bool> = calls
-            .iter()
-            .filter(|c| c.runs_ignored() && c.test_files().contains(&file))
-            .map(|c| c.after_first_lane)
-            .collect();
-        assert_eq!(
-            before_and_after,
-            BTreeSet::from([false, true]),
-            "{file}'s other tests run beside the first lane, its Rust project tests after it: \
-             {calls:#?}"
-        );
-    }
-
-    // Each test file runs in one lane: in one call, or in two whose filters
-    // split its tests (one skips what the other chooses).
+    // Each test file runs once, in one lane.
     let mut runs: std::collections::BTreeMap<String, Vec<&CargoCall>> = Default::default();
     for call in calls.iter().filter(|c| c.runs_ignored()) {
         for file in call.test_files() {
@@ -374,22 +291,11 @@ fn from_an_empty_cache_every_step_has_its_directories_and_each_slow_test_file_ru
         }
     }
     for (file, its_calls) in &runs {
-        match its_calls.as_slice() {
-            [_] => {}
-            [one, other] => {
-                assert_eq!(one.tools_bin, other.tools_bin, "{file} in two lanes");
-                assert_eq!(
-                    (one.filters().0, other.filters().1),
-                    (other.filters().1, one.filters().0),
-                    "{file}'s two calls split its tests: {its_calls:#?}"
-                );
-                assert!(
-                    !one.filters().0.is_empty() && other.filters().0.is_empty(),
-                    "{file}'s first call skips what its second runs: {its_calls:#?}"
-                );
-            }
-            _ => panic!("{file} runs in more than two calls: {its_calls:#?}"),
-        }
+        assert_eq!(
+            its_calls.len(),
+            1,
+            "{file} runs more than once: {its_calls:#?}"
+        );
     }
     let unique: BTreeSet<String> = runs.keys().cloned().collect();
     assert_eq!(

@@ -7,13 +7,22 @@ use super::{kb_ok, output_ok, shared_tools_bin, words};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The cargo target directory every generated Rust project shares:
-/// `rust-target` beside the tools dir. Each project's binaries are
-/// `target/debug/manager` and `manifests`, so two processes building
-/// different projects in it at once could run each other's: scripts/test-all
-/// runs every test that builds one in its first lane.
-pub fn shared_target_dir() -> PathBuf {
+/// The cargo build directory (`build.build-dir`) every generated Rust
+/// project shares: `rust-target` beside the tools dir. Their dependencies are
+/// compiled there once; each project's own binaries (`manager`,
+/// `manifests`, the same names in every project) go to its own `target/`, so
+/// projects built and run at once, in any lanes, never run each other's.
+pub fn shared_build_dir() -> PathBuf {
     shared_tools_bin().with_file_name("rust-target")
+}
+
+/// Points `command`'s cargo builds at [`shared_build_dir`], their binaries
+/// at the project's own `target/` (whatever `CARGO_TARGET_DIR` this process
+/// has).
+pub fn sharing_the_build_dir(command: &mut Command) -> &mut Command {
+    command
+        .env("CARGO_BUILD_BUILD_DIR", shared_build_dir())
+        .env_remove("CARGO_TARGET_DIR")
 }
 
 /// An environment for cargo and make in generated projects, on `plane` if any.
@@ -33,15 +42,12 @@ pub fn rust_env(plane: Option<&ControlPlane>) -> Env {
     }
 }
 
-/// Runs `program args` in `dir` with the shared target dir (every make
-/// target that builds must see it, or cargo starts from an empty target
-/// directory) and KUBEBUILDER_ASSETS, and returns its output; panics on
-/// failure.
+/// Runs `program args` in `dir` with the shared build dir (every make
+/// target that builds must see it, or cargo compiles every dependency again)
+/// and KUBEBUILDER_ASSETS, and returns its output; panics on failure.
 pub fn run(env: &Env, dir: &Path, program: &str, args: &[&str]) -> String {
     let mut command = env.command(dir, program, args);
-    command
-        .env("CARGO_TARGET_DIR", shared_target_dir())
-        .env("KUBEBUILDER_ASSETS", assets());
+    sharing_the_build_dir(&mut command).env("KUBEBUILDER_ASSETS", assets());
     output_ok(&mut command, dir, program, args)
 }
 
@@ -67,25 +73,11 @@ pub fn scaffold(dir: &Path, commands: &[&str]) {
     }
 }
 
-/// Builds the project's manager and returns a copy of the binary inside
-/// `dir`. Every project's manager is `target/debug/manager` of the shared
-/// target directory, so the build and the copy hold a lock that other
-/// tests building a manager wait for.
+/// Builds the project's manager and returns the binary, in the project's
+/// own `target/`.
 pub fn build_manager(env: &Env, dir: &Path) -> PathBuf {
-    let _lock = ManagerBuildLock::take();
     run(env, dir, "cargo", &["build", "--bin", "manager"]);
-    let copy = dir.join("manager.bin");
-    std::fs::copy(shared_target_dir().join("debug/manager"), &copy).expect("copy the manager");
-    copy
-}
-
-/// [`run`] holding the lock of [`build_manager`]: for a command that builds
-/// a binary of the shared target directory and runs it from there (`make
-/// manifests` runs `cargo run --bin manifests`), which another project's
-/// build could replace in between.
-pub fn run_locked(env: &Env, dir: &Path, program: &str, args: &[&str]) -> String {
-    let _lock = ManagerBuildLock::take();
-    run(env, dir, program, args)
+    dir.join("target/debug/manager")
 }
 
 /// Removes from `command` what cargo sets for this test process, as a
@@ -104,14 +96,6 @@ pub fn without_cargo_test_env(command: &mut Command) -> &mut Command {
     command
 }
 
-/// Runs `body` holding the lock of [`build_manager`]: for a make target run
-/// with the shared target directory by hand (`make test-e2e` builds and runs
-/// the project's binaries from it).
-pub fn holding_the_build_lock<T>(body: impl FnOnce() -> T) -> T {
-    let _lock = ManagerBuildLock::take();
-    body()
-}
-
 /// Starts `binary` (from [`build_manager`]) with `args` on `env`'s cluster,
 /// its output in `log`; interrupted when the returned value drops.
 pub fn start_manager(env: &Env, binary: &Path, args: &[&str], log: &Path) -> Background {
@@ -121,21 +105,4 @@ pub fn start_manager(env: &Env, binary: &Path, args: &[&str], log: &Path) -> Bac
         .env("KUBECONFIG", &env.kubeconfig)
         .env("PATH", &env.path);
     Background::logged(&mut command, log)
-}
-
-/// An exclusive lock on a file beside the shared target directory (one lock
-/// per target directory), held until dropped.
-struct ManagerBuildLock(std::fs::File);
-
-impl ManagerBuildLock {
-    fn take() -> Self {
-        use std::os::fd::AsRawFd as _;
-        let target = shared_target_dir();
-        let path = target.with_extension("lock");
-        let file = std::fs::File::create(&path).expect("create the build lock");
-        // SAFETY: flock on a descriptor this value owns.
-        let taken = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
-        assert_eq!(taken, 0, "cannot lock {}", path.display());
-        Self(file)
-    }
 }

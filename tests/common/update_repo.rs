@@ -243,13 +243,14 @@ pub struct Updated {
 pub fn update(dir: &Path, binary: &Path, args: &[&str], branch_prefix: &str) -> Updated {
     let before = UserState::of(dir);
     let started = Instant::now();
-    let output = Command::new(binary)
+    let mut command = Command::new(binary);
+    command
         .args(["alpha", "update"])
         .args(args)
         .current_dir(dir)
         .env("LOCALBIN", super::shared_tools_bin())
-        .env("CARGO_TARGET_DIR", super::rust_project::shared_target_dir())
-        .stdin(std::process::Stdio::null())
+        .stdin(std::process::Stdio::null());
+    let output = super::rust_project::sharing_the_build_dir(&mut command)
         .output()
         .expect("run alpha update");
     let took = started.elapsed();
