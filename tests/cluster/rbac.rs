@@ -37,8 +37,7 @@ pub fn as_generated(
     ready: &dyn Fn(&str) -> bool,
 ) {
     let started = Instant::now();
-    controller_needs_its_marker(deployed, project, grants.controller, deploy, ready);
-    webhook_needs_its_rule(deployed, project, grants.webhook, deploy);
+    controller_and_webhook_need_their_grants(deployed, project, grants, deploy, ready);
     leader_election_needs_the_lease(deployed, project, deploy);
     leader_election_records_events(deployed, project, deploy);
     eprintln!(
@@ -48,52 +47,27 @@ pub fn as_generated(
     );
 }
 
-/// Without the controller's marker, a new size is refused (the forbidden
-/// error in the manager's log, the Deployment stays at two Ready Pods);
-/// with it back, the size is reached.
-fn controller_needs_its_marker(
+/// Without the controller's marker and the rule of the webhooks' check
+/// (taken away together, each part's failure told apart by what was
+/// forbidden): a new size is refused (the forbidden error on Deployments in
+/// the manager's log, the Deployment stays at two Ready Pods) and a valid
+/// object is refused with the forbidden error the check met on ConfigMaps.
+/// With both back, the size is reached and the object admitted.
+fn controller_and_webhook_need_their_grants(
     deployed: &Deployed,
     project: &Path,
-    (file, line): (&str, &str),
+    grants: &Grants,
     deploy: &dyn Fn(),
     ready: &dyn Fn(&str) -> bool,
 ) {
     let without = || {
+        let resized = Instant::now();
         deployed.set_sample_size(3);
-        wait_for(
-            deployed,
-            Duration::from_secs(120),
-            "a forbidden error in the log",
-            || deployed.manager_log().contains("forbidden"),
-        );
-        std::thread::sleep(Duration::from_secs(10));
-        assert!(ready("2"), "the size changed without the permission");
-    };
-    let with = || {
-        wait_for(
-            deployed,
-            Duration::from_secs(180),
-            "size 3 with the marker back",
-            || ready("3"),
-        );
-    };
-    without_then_with(project, file, &without_line(line), deploy, &without, &with);
-}
-
-/// Without the rule of the webhooks' check, a valid object is refused with
-/// the forbidden error the check met; with it back, it is admitted.
-fn webhook_needs_its_rule(
-    deployed: &Deployed,
-    project: &Path,
-    (file, line): (&str, &str),
-    deploy: &dyn Fn(),
-) {
-    let without = || {
         let mut refusal = String::new();
         wait_for(
             deployed,
             Duration::from_secs(90),
-            "a forbidden refusal",
+            "a forbidden refusal by the webhooks",
             || {
                 let out = deployed.create_valid("rbac-check", true);
                 refusal = text(&out.stderr);
@@ -104,6 +78,21 @@ fn webhook_needs_its_rule(
             refusal.contains("configmaps"),
             "the refusal does not name what was forbidden: {refusal}"
         );
+        wait_for(
+            deployed,
+            Duration::from_secs(120),
+            "the controller's forbidden error in the log",
+            || {
+                deployed
+                    .manager_log()
+                    .lines()
+                    .any(|l| l.contains("forbidden") && l.contains("deployments"))
+            },
+        );
+        // Long enough for a reconcile that could have scaled to have done so.
+        let settle = Duration::from_secs(10).saturating_sub(resized.elapsed());
+        std::thread::sleep(settle.max(Duration::from_secs(3)));
+        assert!(ready("2"), "the size changed without the permission");
     };
     let with = || {
         wait_for(
@@ -112,8 +101,25 @@ fn webhook_needs_its_rule(
             "admission with the rule back",
             || deployed.create_valid("rbac-check", true).status.success(),
         );
+        wait_for(
+            deployed,
+            Duration::from_secs(180),
+            "size 3 with the marker back",
+            || ready("3"),
+        );
     };
-    without_then_with(project, file, &without_line(line), deploy, &without, &with);
+    let (controller_file, controller_line) = grants.controller;
+    let (webhook_file, webhook_line) = grants.webhook;
+    without_then_with(
+        project,
+        &[
+            (controller_file, &without_line(controller_line)),
+            (webhook_file, &without_line(webhook_line)),
+        ],
+        deploy,
+        &without,
+        &with,
+    );
 }
 
 /// Without the Lease rule, the leader cannot renew and stops (its Pod
@@ -151,8 +157,7 @@ fn leader_election_needs_the_lease(deployed: &Deployed, project: &Path, deploy: 
     let with = || deployed.wait_reconciled(std::slice::from_ref(&name), Duration::from_secs(120));
     without_then_with(
         project,
-        LEADER_ELECTION_ROLE,
-        &without_rule_for("leases"),
+        &[(LEADER_ELECTION_ROLE, &without_rule_for("leases"))],
         deploy,
         &without,
         &with,
@@ -200,33 +205,40 @@ fn leader_election_records_events(deployed: &Deployed, project: &Path, deploy: &
     };
     without_then_with(
         project,
-        LEADER_ELECTION_ROLE,
-        &without_rule_for("events"),
+        &[(LEADER_ELECTION_ROLE, &without_rule_for("events"))],
         deploy,
         &without,
         &with,
     );
 }
 
-/// Edits `file` of `project` with `remove` (which must change it) and
-/// deploys, runs `without`; puts the file back as it was, deploys again
-/// and runs `with`.
+/// A file of a project and what takes a grant out of its text.
+type Edit<'a> = (&'a str, &'a dyn Fn(&str) -> String);
+
+/// Edits each file of `project` with its remover (which must change it)
+/// and deploys, runs `without`; puts the files back as they were, deploys
+/// again and runs `with`.
 fn without_then_with(
     project: &Path,
-    file: &str,
-    remove: &dyn Fn(&str) -> String,
+    edits: &[Edit],
     deploy: &dyn Fn(),
     without: &dyn Fn(),
     with: &dyn Fn(),
 ) {
-    let path = project.join(file);
-    let source = std::fs::read_to_string(&path).unwrap();
-    let removed = remove(&source);
-    assert_ne!(removed, source, "nothing to remove in {file}");
-    std::fs::write(&path, removed).unwrap();
+    let mut sources = Vec::new();
+    for (file, remove) in edits {
+        let path = project.join(file);
+        let source = std::fs::read_to_string(&path).unwrap();
+        let removed = remove(&source);
+        assert_ne!(removed, source, "nothing to remove in {file}");
+        std::fs::write(&path, removed).unwrap();
+        sources.push((path, source));
+    }
     deploy();
     without();
-    std::fs::write(&path, &source).unwrap();
+    for (path, source) in &sources {
+        std::fs::write(path, source).unwrap();
+    }
     deploy();
     with();
 }
