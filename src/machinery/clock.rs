@@ -34,11 +34,7 @@ fn local_offset(seconds: u64) -> i64 {
     // SAFETY: an all-zero `tm` is valid, and both pointers outlive the call.
     let mut tm: libc::tm = unsafe { std::mem::zeroed() };
     let converted = unsafe { libc::localtime_r(&time, &mut tm) };
-    if converted.is_null() {
-        0
-    } else {
-        tm.tm_gmtoff
-    }
+    if converted.is_null() { 0 } else { tm.tm_gmtoff }
 }
 
 /// The local offset from UTC: taken as none here.

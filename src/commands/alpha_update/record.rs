@@ -43,7 +43,7 @@ fn record_here(repository: &Repository, dir: &Path) -> Result<()> {
             return Ok(());
         }
     }
-    let work = tempfile::tempdir().context("cannot create a temporary directory")?;
+    let work = scratch_dir()?;
     let scaffold = scaffold_of(&input_files(dir), work.path())?;
     let tree = tree::read_dir(&scaffold, &[])?;
     if pristine::record_here(repository, &tree, &blob, &cli_version::current())?.is_none() {
@@ -101,10 +101,25 @@ fn record(git: &Git, input: &Tree, blob: &str) -> Result<()> {
     if pristine::is_latest(git, blob)? {
         return Ok(());
     }
-    let work = tempfile::tempdir().context("cannot create a temporary directory")?;
+    let work = scratch_dir()?;
     let scaffold = scaffold_of(input, work.path())?;
     pristine::record(git, &scaffold, blob, &cli_version::current())?;
     Ok(())
+}
+
+/// A new temporary directory for a re-scaffold: in memory (`/dev/shm`)
+/// where there is one and `TMPDIR` chooses no other place, since creating
+/// a hundred files where others were just deleted costs a disk file system
+/// (ext4) a search of its inode tables; else in the temporary directory.
+fn scratch_dir() -> Result<tempfile::TempDir> {
+    let memory = Path::new("/dev/shm");
+    let in_memory = (std::env::var_os("TMPDIR").is_none() && memory.is_dir())
+        .then(|| tempfile::tempdir_in(memory).ok())
+        .flatten();
+    match in_memory {
+        Some(dir) => Ok(dir),
+        None => tempfile::tempdir().context("cannot create a temporary directory"),
+    }
 }
 
 /// Scaffolds, in the empty directory `work`, the project whose input files
