@@ -12,7 +12,9 @@
 //! - a file put in place (renamed, or linked, from its temporary file) had
 //!   its data flushed first, and its directory is flushed after, before
 //!   the journal is removed;
-//! - the journal's removal is the write's last change, and is flushed.
+//! - the journal's removal is the write's last change, and is flushed;
+//! - a write flushes in a few calls, however many files it writes (a
+//!   `syncfs` of the project's file system counts for every path on it).
 //!
 //! Needs strace, so it is ignored by a plain `cargo test` and run by
 //! `scripts/test-all`, which installs it.
@@ -31,13 +33,16 @@ const JOURNAL: &str = ".kubebuilder-rs-journal";
 const TEMP_SUFFIX: &str = ".kubebuilder-rs-new";
 
 /// The system calls traced.
-const TRACED: &str = "trace=openat,write,fsync,fdatasync,rename,renameat,renameat2,link,linkat,unlink,unlinkat,rmdir,mkdir,mkdirat";
+const TRACED: &str = "trace=openat,write,fsync,fdatasync,syncfs,rename,renameat,renameat2,link,linkat,unlink,unlinkat,rmdir,mkdir,mkdirat";
 
 /// One file system call of a trace that succeeded.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Call {
     /// `fsync` or `fdatasync` of the file or directory at the path.
     Flush(PathBuf),
+    /// `syncfs` through a descriptor of the path: everything on its file
+    /// system (the whole project) is flushed.
+    FlushAll(PathBuf),
     /// A file created (`openat` with `O_CREAT`).
     Create(PathBuf),
     /// A directory created.
@@ -52,7 +57,7 @@ impl Call {
     /// The path the call changes in its directory; none for a flush.
     fn changed(&self) -> Option<&Path> {
         match self {
-            Call::Flush(_) => None,
+            Call::Flush(_) | Call::FlushAll(_) => None,
             Call::Create(path) | Call::Mkdir(path) | Call::Unlink(path) => Some(path),
             Call::Move { to, .. } => Some(to),
         }
@@ -88,7 +93,7 @@ fn traced(dir: &Path, args: &[&str]) -> Vec<Call> {
         .into_iter()
         .filter(|call| {
             let path = match call {
-                Call::Flush(path) => path.as_path(),
+                Call::Flush(path) | Call::FlushAll(path) => path.as_path(),
                 other => other.changed().unwrap(),
             };
             path.starts_with(dir) && !path.starts_with(&git)
@@ -133,6 +138,7 @@ fn call(line: &str) -> Option<Call> {
     let name_at = |i: usize| names.get(i).cloned();
     match name {
         "fsync" | "fdatasync" => annotations.first().cloned().map(Call::Flush),
+        "syncfs" => annotations.first().cloned().map(Call::FlushAll),
         "openat" if args.contains("O_CREAT") => name_at(0).map(Call::Create),
         "mkdir" | "mkdirat" => name_at(0).map(Call::Mkdir),
         "rename" | "renameat" | "renameat2" | "link" | "linkat" => Some(Call::Move {
@@ -179,12 +185,29 @@ fn parent(path: &Path) -> &Path {
     path.parent().expect("a path in the project has a parent")
 }
 
-/// Whether `calls[from..to]` flushes `path`.
+/// Whether `calls[from..to]` flushes `path` (on its own, or with the
+/// whole project's file system).
 fn flushed(calls: &[Call], path: &Path, from: usize, to: usize) -> bool {
-    calls[from..to.max(from)]
-        .iter()
-        .any(|call| *call == Call::Flush(path.to_path_buf()))
+    calls[from..to.max(from)].iter().any(|call| match call {
+        Call::Flush(flushed) => flushed == path,
+        Call::FlushAll(_) => true,
+        _ => false,
+    })
 }
+
+/// How many flushing calls `calls` makes.
+fn flush_calls(calls: &[Call]) -> usize {
+    calls
+        .iter()
+        .filter(|call| matches!(call, Call::Flush(_) | Call::FlushAll(_)))
+        .count()
+}
+
+/// The most flushing calls one write may make: the journal's first record
+/// (its data, its directory), the new contents with the second record's
+/// data, that record's directory, the renamed files' directories, the
+/// journal's removal.
+const FLUSH_CALLS_PER_WRITE: usize = 6;
 
 /// Everything wrong with the order of the calls of the project in `root`:
 /// one line per fault, with each write checked on its own.
@@ -406,6 +429,27 @@ fn every_write_is_flushed_before_the_step_that_relies_on_it() {
         assert!(
             files.contains(&file.into()),
             "create api placed no {file}: {files:?}"
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs strace; run by scripts/test-all"]
+fn a_write_flushes_in_a_few_calls_however_many_files_it_writes() {
+    let (_tmp, dir) = empty_project_dir("ship");
+    let dir = dir.canonicalize().unwrap();
+    let init = check(
+        &dir,
+        "init --domain example.com --repo example.com/ship --fetch-deps=false --skip-go-version-check",
+    );
+    let api = check(&dir, CREATE_API);
+    for (command, calls) in [("init", &init), ("create api", &api)] {
+        let files = placed(&dir, calls).len();
+        assert!(files > 10, "{command} wrote {files} files");
+        assert!(
+            flush_calls(calls) <= FLUSH_CALLS_PER_WRITE,
+            "{command} wrote {files} files with {} flushing calls (at most {FLUSH_CALLS_PER_WRITE})",
+            flush_calls(calls)
         );
     }
 }

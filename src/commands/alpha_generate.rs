@@ -177,7 +177,8 @@ fn check_output_dir(output: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Runs `steps` in the empty directory `dir`, with the project's `chain`;
+/// Runs `steps` in the empty scratch directory `dir` (written without
+/// flushes), with the project's `chain`;
 /// optional plugins get the PROJECT sections `original` records for them,
 /// and the user's own files of theirs kept from `input` (see [`keep_user_files`]).
 fn scaffold(
@@ -220,7 +221,7 @@ fn scaffold(
                 super::edit::plan_added_plugin(key, section, dir, &mut project)?
             }
         };
-        plan.resolve(dir, false)?.apply()?;
+        plan.resolve(dir, false)?.apply_scratch()?;
         if matches!(step, Step::Init(..)) {
             check_repo_kept(original, chain, dir)?;
         }

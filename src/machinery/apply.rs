@@ -44,6 +44,25 @@ impl Resolved {
         result
     }
 
+    /// Writes every changed file straight in place, with the mode
+    /// [`Resolved::apply`] gives it, but without its journal and flushes:
+    /// for a private scratch directory that nothing reads after a crash
+    /// (the staging of a re-scaffold), where they would only cost time.
+    pub fn apply_scratch(&self) -> Result<()> {
+        for file in self.changed() {
+            let full = self.root.join(&file.path);
+            fs::create_dir_all(durable::parent(&full))?;
+            let mode = mode_for(&full, &file.path);
+            let contents = file.after.as_deref().unwrap_or_default();
+            fs::write(&full, contents)
+                .with_context(|| format!("cannot write {}", full.display()))?;
+            if let Some(mode) = mode {
+                fs::set_permissions(&full, mode)?;
+            }
+        }
+        Ok(())
+    }
+
     /// [`Resolved::apply`] in a root that exists.
     fn write_all(&self, changed: &[&ResolvedFile]) -> Result<ApplyReport> {
         let root = &self.root;
@@ -55,9 +74,12 @@ impl Resolved {
         let mut journal = Journal::preparing(dirs, entries);
         journal.save(root)?;
         let touched = journal.touched_dirs(root);
-        let prepared = prepare(root, &journal, changed)
-            .and_then(|()| flush_dirs(&touched))
-            .and_then(|()| journal.commit(root));
+        let prepared = prepare(root, &journal, changed).and_then(|mut new| {
+            journal.stage_commit(root, &mut new)?;
+            new.flush_with_dirs(touched.iter().map(PathBuf::as_path))
+                .context("cannot flush the written files")?;
+            journal.commit_staged(root)
+        });
         if let Err(error) = prepared {
             journal.roll_back(root);
             let _ = Journal::finish(root);
@@ -151,8 +173,8 @@ fn link_target(root: &Path, path: &Path) -> PathBuf {
 }
 
 /// Creates the journal's directories and writes every new content to its
-/// temporary file, with the mode the file will have, each file flushed.
-fn prepare(root: &Path, journal: &Journal, files: &[&ResolvedFile]) -> Result<()> {
+/// temporary file, with the mode the file will have; the files, unflushed.
+fn prepare(root: &Path, journal: &Journal, files: &[&ResolvedFile]) -> Result<durable::NewFiles> {
     for dir in &journal.dirs {
         fs::create_dir(root.join(dir))
             .with_context(|| format!("cannot create directory {}", dir.display()))?;
@@ -165,7 +187,7 @@ fn prepare(root: &Path, journal: &Journal, files: &[&ResolvedFile]) -> Result<()
         new.write(&temp, contents.as_bytes(), mode)
             .with_context(|| format!("cannot write {}", file.path.display()))?;
     }
-    new.flush().context("cannot flush the written files")
+    Ok(new)
 }
 
 /// Flushes the entries of the directories a write changes (see

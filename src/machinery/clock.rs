@@ -15,6 +15,34 @@ pub struct DateTime {
     pub seconds: u32,
 }
 
+/// The current time as git writes it in a commit: seconds since the epoch
+/// and the local offset from UTC (`1700000000 +0100`).
+pub fn git_now() -> String {
+    let seconds = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let offset = local_offset(seconds);
+    let sign = if offset < 0 { '-' } else { '+' };
+    let minutes = offset.unsigned_abs() / 60;
+    format!("{seconds} {sign}{:02}{:02}", minutes / 60, minutes % 60)
+}
+
+/// The local offset from UTC at `seconds` after the epoch, in seconds.
+#[cfg(unix)]
+fn local_offset(seconds: u64) -> i64 {
+    let time = libc::time_t::try_from(seconds).unwrap_or(0);
+    // SAFETY: an all-zero `tm` is valid, and both pointers outlive the call.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    let converted = unsafe { libc::localtime_r(&time, &mut tm) };
+    if converted.is_null() { 0 } else { tm.tm_gmtoff }
+}
+
+/// The local offset from UTC: taken as none here.
+#[cfg(not(unix))]
+fn local_offset(_seconds: u64) -> i64 {
+    0
+}
+
 impl DateTime {
     /// The current date and time (UTC).
     pub fn now() -> Self {

@@ -6,16 +6,16 @@
 //! rename that relies on its file's data, a journal that says files are
 //! complete — is only safe across a power cut once the earlier one is
 //! flushed (`fsync`). [`super::journal`] says which step waits for which.
+//!
+//! A step flushes many files and directories at once: on Linux one
+//! `syncfs(2)` of their file system does it (see [`flush_all`]), a single
+//! system call where one `fsync` a file took a call, a wait and, to overlap
+//! the waits, a thread each.
 
 use std::collections::BTreeSet;
 use std::fs;
 use std::io::{self, Write as _};
 use std::path::Path;
-
-/// How many flushes are in flight at once. A file system commits the
-/// flushes that wait together in one go, so a write of many files takes
-/// about half the time it takes flushing one file after the other.
-const FLUSHES_AT_ONCE: usize = 8;
 
 /// How many written files are held open, waiting for their flush, at most.
 const HELD_OPEN: usize = 64;
@@ -58,6 +58,16 @@ impl NewFiles {
     pub fn flush(self) -> io::Result<()> {
         flush_all(self.unflushed)
     }
+
+    /// Flushes, as one step, the data and mode of every file written and
+    /// the entries of each directory of `dirs`.
+    pub fn flush_with_dirs<'a>(self, dirs: impl IntoIterator<Item = &'a Path>) -> io::Result<()> {
+        let mut open = self.unflushed;
+        for dir in dirs.into_iter().collect::<BTreeSet<_>>() {
+            open.extend(open_dir(dir)?);
+        }
+        flush_all(open)
+    }
 }
 
 /// Writes `contents` over the file at `path`, in place, and flushes it.
@@ -73,6 +83,12 @@ pub fn replace(path: &Path, temp: &Path, contents: &[u8]) -> io::Result<()> {
     let mut new = NewFiles::default();
     new.write(temp, contents, None)?;
     new.flush()?;
+    rename_flushed(temp, path)
+}
+
+/// Renames `temp`, whose data is flushed, over `path`, and flushes the
+/// rename.
+pub fn rename_flushed(temp: &Path, path: &Path) -> io::Result<()> {
     fs::rename(temp, path)?;
     sync_dir(parent(path))
 }
@@ -95,24 +111,21 @@ pub fn create_dir_all(dir: &Path) -> io::Result<()> {
 }
 
 /// Flushes the entries of each directory of `dirs`, once each.
-#[cfg(unix)]
 pub fn sync_dirs<'a>(dirs: impl IntoIterator<Item = &'a Path>) -> io::Result<()> {
-    let dirs: BTreeSet<&Path> = dirs.into_iter().collect();
-    let mut open = Vec::with_capacity(dirs.len().min(HELD_OPEN));
-    for dir in dirs {
-        open.push(fs::File::open(dir)?);
-        if open.len() >= HELD_OPEN {
-            flush_all(std::mem::take(&mut open))?;
-        }
-    }
-    flush_all(open)
+    NewFiles::default().flush_with_dirs(dirs)
 }
 
-/// Flushes the entries of each directory of `dirs` (a directory cannot be
-/// opened for that here: its entries go out with the files' metadata).
+/// The directory `dir`, opened to flush its entries.
+#[cfg(unix)]
+fn open_dir(dir: &Path) -> io::Result<Option<fs::File>> {
+    fs::File::open(dir).map(Some)
+}
+
+/// Nothing to open: a directory cannot be opened to flush it here (its
+/// entries go out with the files' metadata).
 #[cfg(not(unix))]
-pub fn sync_dirs<'a>(_dirs: impl IntoIterator<Item = &'a Path>) -> io::Result<()> {
-    Ok(())
+fn open_dir(_dir: &Path) -> io::Result<Option<fs::File>> {
+    Ok(None)
 }
 
 /// Flushes the entries of the directory `dir`.
@@ -120,24 +133,92 @@ fn sync_dir(dir: &Path) -> io::Result<()> {
     sync_dirs([dir])
 }
 
-/// Flushes every one of `files`, [`FLUSHES_AT_ONCE`] at a time.
+/// Flushes every one of `files` (files and directories, open), so that
+/// their data, metadata and entries survive a power cut once it returns.
+///
+/// One of them is flushed with `fsync`. More are flushed with one
+/// `syncfs(2)` per file system they are on, where the kernel reports the
+/// write-back errors of that file system (Linux 5.8 and later; see
+/// [`syncfs_reports_errors`]); elsewhere, with an `fsync` each.
 fn flush_all(files: Vec<fs::File>) -> io::Result<()> {
-    if files.len() < 2 {
+    if files.len() < 2 || !syncfs_reports_errors() {
         return files.iter().try_for_each(fs::File::sync_all);
     }
-    let share = files.len().div_ceil(FLUSHES_AT_ONCE);
-    std::thread::scope(|scope| {
-        let flushers: Vec<_> = files
-            .chunks(share)
-            .map(|chunk| scope.spawn(|| chunk.iter().try_for_each(fs::File::sync_all)))
-            .collect();
-        // Every flusher is waited for at the end of the scope, failed or not.
-        flushers.into_iter().try_for_each(|flusher| {
-            flusher
-                .join()
-                .unwrap_or_else(|_| Err(io::Error::other("a flush panicked")))
-        })
+    one_per_file_system(&files)?
+        .into_iter()
+        .try_for_each(sync_file_system)
+}
+
+/// One of `files` on each file system they are on.
+#[cfg(target_os = "linux")]
+fn one_per_file_system(files: &[fs::File]) -> io::Result<Vec<&fs::File>> {
+    use std::os::unix::fs::MetadataExt as _;
+    let mut devices = BTreeSet::new();
+    let mut chosen = Vec::new();
+    for file in files {
+        if devices.insert(file.metadata()?.dev()) {
+            chosen.push(file);
+        }
+    }
+    Ok(chosen)
+}
+
+/// Flushes everything written to the file system holding `file`:
+/// `syncfs(2)` writes out every dirty inode and page of that file system,
+/// and waits for its journal to commit and the disk's cache to be flushed
+/// (what `fsync` does for one file); it fails when a write-back error
+/// happened on that file system since `file` was opened.
+#[cfg(target_os = "linux")]
+fn sync_file_system(file: &fs::File) -> io::Result<()> {
+    use std::os::fd::AsRawFd as _;
+    // SAFETY: the descriptor is open for the call's duration.
+    if unsafe { libc::syncfs(file.as_raw_fd()) } == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// Whether `syncfs(2)` reports write-back errors, so that it may stand for
+/// an `fsync` of each file: Linux from 5.8 on (before, it returned
+/// success whatever happened). Read once per process.
+#[cfg(target_os = "linux")]
+fn syncfs_reports_errors() -> bool {
+    static REPORTS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *REPORTS.get_or_init(|| {
+        fs::read_to_string("/proc/sys/kernel/osrelease")
+            .is_ok_and(|release| kernel_at_least(&release, (5, 8)))
     })
+}
+
+/// Whether the kernel `release` (`6.18.44-…`) is `at_least` (major, minor).
+#[cfg(target_os = "linux")]
+fn kernel_at_least(release: &str, at_least: (u32, u32)) -> bool {
+    let mut numbers = release
+        .trim()
+        .split(|c: char| !c.is_ascii_digit())
+        .map(|n| n.parse::<u32>().unwrap_or(0));
+    let major = numbers.next().unwrap_or(0);
+    let minor = numbers.next().unwrap_or(0);
+    (major, minor) >= at_least
+}
+
+/// No `syncfs` here: every file is flushed on its own.
+#[cfg(not(target_os = "linux"))]
+fn syncfs_reports_errors() -> bool {
+    false
+}
+
+/// Never called where [`syncfs_reports_errors`] is false.
+#[cfg(not(target_os = "linux"))]
+fn one_per_file_system(files: &[fs::File]) -> io::Result<Vec<&fs::File>> {
+    Ok(files.iter().collect())
+}
+
+/// Never called where [`syncfs_reports_errors`] is false.
+#[cfg(not(target_os = "linux"))]
+fn sync_file_system(file: &fs::File) -> io::Result<()> {
+    file.sync_all()
 }
 
 /// The directory holding `path` (`.` for a bare name).
@@ -195,5 +276,15 @@ mod tests {
             assert_eq!(executable, n % 2 == 0, "{n}");
         }
         sync_dirs([dir.path(), dir.path()]).unwrap();
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn kernel_releases_compare_by_major_then_minor() {
+        assert!(kernel_at_least("6.18.44-fc-v857\n", (5, 8)));
+        assert!(kernel_at_least("5.8.0", (5, 8)));
+        assert!(!kernel_at_least("5.4.0-150-generic", (5, 8)));
+        assert!(!kernel_at_least("4.19.0", (5, 8)));
+        assert!(!kernel_at_least("", (5, 8)));
     }
 }

@@ -100,15 +100,33 @@ impl Journal {
     /// Records the journal in `root`, replacing any earlier record whole,
     /// and flushes it (its data, then its name in `root`).
     pub fn save(&self, root: &Path) -> Result<()> {
-        let temp = root.join(format!("{JOURNAL}{TEMP_SUFFIX}"));
-        durable::replace(&root.join(JOURNAL), &temp, self.to_text().as_bytes())
+        durable::replace(
+            &root.join(JOURNAL),
+            &temp_of(root),
+            self.to_text().as_bytes(),
+        )
+        .context("cannot record the write journal")
+    }
+
+    /// Writes, into `new`, the record saying that every new content is
+    /// complete, beside the journal: flushed with those contents, it is
+    /// then put in place by [`Journal::commit_staged`].
+    pub fn stage_commit(&self, root: &Path, new: &mut durable::NewFiles) -> Result<()> {
+        let committing = Self {
+            state: State::Committing,
+            ..self.clone()
+        };
+        new.write(&temp_of(root), committing.to_text().as_bytes(), None)
             .context("cannot record the write journal")
     }
 
-    /// Marks every new content as complete on disk.
-    pub fn commit(&mut self, root: &Path) -> Result<()> {
+    /// Marks every new content as complete on disk: puts the record
+    /// [`Journal::stage_commit`] wrote, flushed since, in place, and
+    /// flushes that.
+    pub fn commit_staged(&mut self, root: &Path) -> Result<()> {
         self.state = State::Committing;
-        self.save(root)
+        durable::rename_flushed(&temp_of(root), &root.join(JOURNAL))
+            .context("cannot record the write journal")
     }
 
     /// Removes the journal and flushes the removal: the write is complete,
@@ -177,13 +195,15 @@ impl Journal {
     /// temporary files and the directories it created (when empty), and
     /// flushes the removals.
     pub fn roll_back(&self, root: &Path) {
+        let _ = fs::remove_file(temp_of(root));
         for entry in &self.entries {
             let _ = fs::remove_file(root.join(&entry.temp));
         }
         for dir in self.dirs.iter().rev() {
             let _ = fs::remove_dir(root.join(dir));
         }
-        let touched = self.touched_dirs(root);
+        let mut touched = self.touched_dirs(root);
+        touched.insert(root.to_path_buf());
         let _ = durable::sync_dirs(touched.iter().map(PathBuf::as_path).filter(|d| d.is_dir()));
     }
 
@@ -209,12 +229,17 @@ impl Journal {
     }
 }
 
+/// Where the journal's next record is written before it is put in place.
+fn temp_of(root: &Path) -> PathBuf {
+    root.join(format!("{JOURNAL}{TEMP_SUFFIX}"))
+}
+
 /// Brings the tree in `root` back to a whole state after a command that was
 /// interrupted while writing (killed, or its machine stopped), and says
 /// what was done on standard error. Does nothing when no write was left
 /// unfinished.
 pub fn recover(root: &Path) -> Result<()> {
-    let _ = fs::remove_file(root.join(format!("{JOURNAL}{TEMP_SUFFIX}")));
+    let _ = fs::remove_file(temp_of(root));
     let path = root.join(JOURNAL);
     let text = match fs::read_to_string(&path) {
         Ok(text) => text,
@@ -282,7 +307,10 @@ mod tests {
         for entry in &journal.entries {
             fs::write(root.join(&entry.temp), "new").unwrap();
         }
-        journal.commit(root).unwrap();
+        let mut staged = durable::NewFiles::default();
+        journal.stage_commit(root, &mut staged).unwrap();
+        staged.flush().unwrap();
+        journal.commit_staged(root).unwrap();
         fs::rename(root.join(&journal.entries[0].temp), root.join("a")).unwrap();
         recover(root).unwrap();
         assert_eq!(fs::read_to_string(root.join("a")).unwrap(), "new");
