@@ -151,12 +151,18 @@ const PODMAN_OWN: &[&str] = &[
     "/var/lib/containers/storage",
 ];
 
+/// The cgroups of this machine's own services, made and removed as they run
+/// commands (the sandbox's `process_api` makes one per command it runs):
+/// never a cluster's.
+const MACHINE_OWN_CGROUPS: &[&str] = &["/process_api/"];
+
 impl HostState {
     fn now() -> HostState {
         let lines = |command: &str| -> BTreeSet<String> {
             sh(command)
                 .lines()
                 .filter(|line| !PODMAN_OWN.iter().any(|own| line.contains(own)))
+                .filter(|line| !MACHINE_OWN_CGROUPS.iter().any(|own| line.contains(own)))
                 .map(str::to_string)
                 .collect()
         };
