@@ -18,9 +18,14 @@ pub fn shared_build_dir() -> PathBuf {
 
 /// Points `command`'s cargo builds at [`shared_build_dir`], their binaries
 /// at the project's own `target/` (whatever `CARGO_TARGET_DIR` this process
-/// has).
+/// has), without what cargo set for this test process (see
+/// [`without_cargo_test_env`]). Every build in the shared directory must
+/// see the same variables: a dependency whose build script watches one
+/// (ring watches `CARGO_PKG_NAME` and `CARGO_MANIFEST_DIR`) is otherwise
+/// rebuilt by each build that sees another value, and a build in another
+/// lane can then miss the library it was about to link.
 pub fn sharing_the_build_dir(command: &mut Command) -> &mut Command {
-    command
+    without_cargo_test_env(command)
         .env("CARGO_BUILD_BUILD_DIR", shared_build_dir())
         .env_remove("CARGO_TARGET_DIR")
 }
@@ -89,7 +94,8 @@ pub fn without_cargo_test_env(command: &mut Command) -> &mut Command {
         let by_cargo = ["CARGO_PKG_", "CARGO_MANIFEST_", "CARGO_BIN_EXE_"]
             .iter()
             .any(|prefix| key.starts_with(prefix));
-        if by_cargo || ["CARGO", "CARGO_CRATE_NAME", "LD_LIBRARY_PATH"].contains(&key.as_str()) {
+        let one_of = ["CARGO", "CARGO_CRATE_NAME", "OUT_DIR", "LD_LIBRARY_PATH"];
+        if by_cargo || one_of.contains(&key.as_str()) {
             command.env_remove(&key);
         }
     }
