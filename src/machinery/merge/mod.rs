@@ -264,6 +264,14 @@ fn merge_contents(
     (with_text(&merged.text), result)
 }
 
+/// How many lines `a` and `b` have in common, in order (the unchanged lines
+/// of a line diff).
+pub fn shared_lines(a: &str, b: &str) -> usize {
+    let (a, b) = (diff3::lines(a), diff3::lines(b));
+    let changed: usize = diff3::changes(&a, &b).iter().map(|c| c.base.len()).sum();
+    a.len() - changed
+}
+
 /// The note of a file merged with both sides' additions at one place kept.
 pub const ORDER_FREE_NOTE: &str = "added at one place by both; both kept, the scaffold's first";
 

@@ -622,3 +622,10 @@ fn an_overlapping_change_still_conflicts_with_an_order_free_rule() {
     );
     assert_eq!(file.outcome, Outcome::Conflict);
 }
+
+#[test]
+fn shared_lines_count_the_unchanged_lines_in_order() {
+    assert_eq!(shared_lines("a\nb\nc\n", "a\nx\nc\n"), 2);
+    assert_eq!(shared_lines("a\nb\n", "b\na\n"), 1);
+    assert_eq!(shared_lines("", "a\n"), 0);
+}
