@@ -35,8 +35,7 @@ pub struct Point<'a> {
 }
 
 impl Point<'_> {
-    /// The nearest line before the point that is neither blank nor only
-    /// whitespace.
+    /// The nearest line before the point that is not blank.
     pub fn line_before(&self) -> Option<&str> {
         self.before
             .iter()
