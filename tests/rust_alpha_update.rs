@@ -72,15 +72,14 @@ const GO_USER_CODE: &[Edit] = &[
 \t}
 ",
     },
-    // Not at the end: the current Makefile adds a definition there.
-    Edit::Replace {
+    // At the end, where the current Makefile adds a definition too: both
+    // are kept (the merge's order-free rule).
+    Edit::Append {
         path: "Makefile",
-        anchor: "##@ Deployment\n",
-        with: ".PHONY: fleet-report
+        text: "
+.PHONY: fleet-report
 fleet-report: ## Print the kinds of the sample objects.
 \t@grep -h '^kind:' config/samples/*.yaml
-
-##@ Deployment
 ",
     },
     CAPTAIN_RULES,
@@ -159,15 +158,14 @@ mod tests {
 }
 ",
     },
-    // Not at the end: the current Makefile adds definitions there.
-    Edit::Replace {
+    // At the end, where the current Makefile adds definitions too: both
+    // are kept (the merge's order-free rule).
+    Edit::Append {
         path: "Makefile",
-        anchor: "##@ Deployment\n",
-        with: ".PHONY: fleet-report
+        text: "
+.PHONY: fleet-report
 fleet-report: ## Print the kinds of the sample objects.
 \t@grep -h '^kind:' config/samples/*.yaml
-
-##@ Deployment
 ",
     },
 ];

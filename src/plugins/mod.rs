@@ -42,7 +42,7 @@ mod toy_v1;
 pub use chain::{Bundle, Chain};
 pub use flags::Flags;
 
-use crate::machinery::merge::{FileMerger, SlashComments};
+use crate::machinery::merge::{FileMerger, OrderFree, SlashComments};
 use crate::machinery::rewrite::read_if_present;
 use crate::machinery::steps::Step;
 use crate::machinery::{Change, Context, Plan, Rewrite, Templates};
@@ -606,6 +606,12 @@ pub trait UpdateHook: Sync {
     /// merge's rule on changes made only in comments.
     fn slash_comments(&self) -> &'static [SlashComments] {
         &[]
+    }
+
+    /// Rules for this layout's source files where insertions of the user
+    /// and the scaffold at one place commute (imports, registrations).
+    fn order_free(&self) -> Vec<&'static dyn OrderFree> {
+        Vec::new()
     }
 }
 

@@ -188,7 +188,7 @@ fn replay_project(kubebuilder: &Kubebuilder, input: &Path, out: &Path, like: &Tr
     std::fs::create_dir(&other)?;
     kubebuilder.replay(&second, input, &other)?;
     let (kept, other_tree) = (tree::read_dir(out, &[])?, tree::read_dir(&other, &[])?);
-    if shared_files(&other_tree, like) > shared_files(&kept, like) {
+    if closeness(&other_tree, &kept, like) > closeness(&kept, &other_tree, like) {
         std::fs::remove_dir_all(out)?;
         std::fs::rename(&other, out)
             .with_context(|| format!("cannot move the ancestor to {}", out.display()))?;
@@ -208,11 +208,24 @@ enum Order {
     WebhooksWithTheirApi,
 }
 
-/// How many files `tree` has with the same bytes in `like`.
-fn shared_files(tree: &Tree, like: &Tree) -> usize {
-    tree.iter()
+/// How close the replay `tree` is to `like`, against the other replay
+/// `other`: the files it has with the same bytes in `like`, then the lines
+/// it shares with `like` in the files where the two replays differ (the
+/// user's edits of `cmd/main.go` leave neither replay's file the same).
+fn closeness(tree: &Tree, other: &Tree, like: &Tree) -> (usize, usize) {
+    let files = tree
+        .iter()
         .filter(|(path, entry)| like.get(*path) == Some(entry))
-        .count()
+        .count();
+    let text =
+        |entry: &crate::machinery::tree::Entry| String::from_utf8_lossy(&entry.bytes).into_owned();
+    let lines = tree
+        .iter()
+        .filter(|(path, entry)| other.get(*path) != Some(entry))
+        .filter_map(|(path, entry)| Some((text(entry), text(like.get(path)?))))
+        .map(|(ours, theirs)| crate::machinery::merge::shared_lines(&ours, &theirs))
+        .sum();
+    (files, lines)
 }
 
 /// The command sequence that re-creates `project` with kubebuilder in
@@ -400,6 +413,39 @@ fn create_args(what: &str, entry: &ResourceEntry) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_replay_closer_to_the_users_edited_file_is_kept() {
+        let tree = |files: &[(&str, &str)]| -> Tree {
+            files
+                .iter()
+                .map(|(p, t)| {
+                    (
+                        PathBuf::from(p),
+                        crate::machinery::tree::Entry::file(t.as_bytes()),
+                    )
+                })
+                .collect()
+        };
+        let webhooks_last = tree(&[
+            ("PROJECT", "p"),
+            ("main.go", "import\napi a\napi b\nhook a\n"),
+        ]);
+        let with_their_api = tree(&[
+            ("PROJECT", "p"),
+            ("main.go", "import\napi a\nhook a\napi b\n"),
+        ]);
+        let user = tree(&[
+            ("PROJECT", "p"),
+            ("main.go", "import\nmine\napi a\nhook a\napi b\n"),
+        ]);
+        let (first, second) = (
+            closeness(&webhooks_last, &with_their_api, &user),
+            closeness(&with_their_api, &webhooks_last, &user),
+        );
+        assert_eq!(first.0, second.0, "no replay has the user's main.go");
+        assert!(second > first, "{second:?} > {first:?}");
+    }
 
     fn project(text: &str) -> ProjectFile {
         Project::parse(text).unwrap().file

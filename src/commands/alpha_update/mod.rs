@@ -270,6 +270,11 @@ impl Update {
                 .flat_map(|hook| hook.slash_comments())
                 .copied()
                 .collect(),
+            order_free: plugins
+                .iter()
+                .filter_map(|plugin| plugin.update())
+                .flat_map(|hook| hook.order_free())
+                .collect(),
         })
     }
 

@@ -5,7 +5,7 @@
 use super::ancestor::Source;
 use super::trees::AncestorFrom;
 use super::{Update, Written};
-use crate::machinery::merge::{MergeResult, Outcome};
+use crate::machinery::merge::{MergeResult, ORDER_FREE_NOTE, Outcome};
 use std::collections::BTreeMap;
 
 /// `--dry-run`: every file of the two scaffolds with its label.
@@ -53,6 +53,22 @@ fn counts(result: &MergeResult) -> String {
     format!("Files: {}", parts.join(", "))
 }
 
+/// The files where both sides added at one place and both were kept.
+fn order_free(result: &MergeResult) {
+    let paths: Vec<_> = result
+        .files
+        .iter()
+        .filter(|(_, file)| file.note.as_deref() == Some(ORDER_FREE_NOTE))
+        .map(|(path, _)| path.display().to_string())
+        .collect();
+    if !paths.is_empty() {
+        println!(
+            "Added at one place by both, both kept (the scaffold's lines first): {}",
+            paths.join(", ")
+        );
+    }
+}
+
 /// The summary of a written update.
 pub(super) fn written(update: &Update, result: &MergeResult, written: &Written) {
     let branch = &update.output_branch;
@@ -64,6 +80,7 @@ pub(super) fn written(update: &Update, result: &MergeResult, written: &Written) 
         update.to_label
     );
     println!("{}", counts(result));
+    order_free(result);
     let conflicts = result.conflicts();
     if !conflicts.is_empty() {
         println!("Committed with conflict markers (--force); resolve them on {branch}:");

@@ -7,9 +7,11 @@
 mod comments;
 mod diff3;
 mod glob;
+mod order_free;
 mod text;
 
 pub use comments::SlashComments;
+pub use order_free::{OrderFree, Point};
 
 use super::tree::{Entry, Tree};
 use std::collections::{BTreeMap, BTreeSet};
@@ -53,6 +55,10 @@ pub struct MergeOptions<'a> {
     /// The layouts' source files with `//` comments, for the comment rule
     /// (files with `#` comments are known by name).
     pub slash_comments: Vec<SlashComments>,
+    /// The layouts' rules for insertions at one place whose order does not
+    /// matter, asked after the built-in ones (`Makefile`, kustomizations,
+    /// ignore files); see [`OrderFree`].
+    pub order_free: Vec<&'a dyn OrderFree>,
 }
 
 /// What happened to one file.
@@ -251,11 +257,23 @@ fn merge_contents(
     let merged = text::merge_text(path, &a, &o, &u, options);
     let result = match merged.conflicts {
         0 if merged.text == o => plain(Outcome::Unchanged),
+        0 if merged.order_free > 0 => noted(Outcome::Merged, ORDER_FREE_NOTE.to_owned()),
         0 => plain(Outcome::Merged),
         n => noted(Outcome::Conflict, format!("{n} conflicting hunk(s)")),
     };
     (with_text(&merged.text), result)
 }
+
+/// How many lines `a` and `b` have in common, in order (the unchanged lines
+/// of a line diff).
+pub fn shared_lines(a: &str, b: &str) -> usize {
+    let (a, b) = (diff3::lines(a), diff3::lines(b));
+    let changed: usize = diff3::changes(&a, &b).iter().map(|c| c.base.len()).sum();
+    a.len() - changed
+}
+
+/// The note of a file merged with both sides' additions at one place kept.
+pub const ORDER_FREE_NOTE: &str = "added at one place by both; both kept, the scaffold's first";
 
 /// Whether `bytes` use CRLF line ends (judged by the first line end).
 fn uses_crlf(bytes: &[u8]) -> bool {

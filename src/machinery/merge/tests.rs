@@ -465,3 +465,167 @@ fn symbolic_links_that_all_differ_keep_the_users_link_as_conflict() {
     assert_eq!(result.tree[&p].bytes, b"o");
     assert_eq!(result.files[&p].note.as_deref(), Some("symbolic link"));
 }
+
+const MAKEFILE: &str = "\
+.PHONY: build
+build: ## Build.
+\tgo build
+
+define go-install-tool
+go install $(2)
+endef
+";
+
+/// Every line of `side` is in `merged`, in the same order.
+fn keeps_every_line(merged: &str, side: &str) -> bool {
+    let mut rest = merged.lines();
+    side.lines().all(|line| rest.any(|m| m == line))
+}
+
+#[test]
+fn makefile_additions_of_both_at_the_end_keep_the_scaffolds_then_the_users() {
+    let user = format!("{MAKEFILE}\n.PHONY: report\nreport: ## Mine.\n\t@echo report\n");
+    let upgrade = format!("{MAKEFILE}\ndefine gomodver\ngo list -m $(1)\nendef\n");
+    let (text, file) = one(
+        "Makefile",
+        Some(MAKEFILE),
+        Some(&user),
+        Some(&upgrade),
+        &options(),
+    );
+    let text = text.unwrap();
+    assert_eq!(file.outcome, Outcome::Merged);
+    assert_eq!(file.note.as_deref(), Some(ORDER_FREE_NOTE));
+    assert_eq!(
+        text,
+        format!(
+            "{MAKEFILE}\ndefine gomodver\ngo list -m $(1)\nendef\n\n.PHONY: report\nreport: ## Mine.\n\t@echo report\n"
+        )
+    );
+    assert!(keeps_every_line(&text, &user) && keeps_every_line(&text, &upgrade));
+}
+
+#[test]
+fn makefile_additions_naming_the_same_target_or_inside_a_recipe_still_conflict() {
+    let user = format!("{MAKEFILE}\nreport:\n\t@echo mine\n");
+    let upgrade = format!("{MAKEFILE}\nreport:\n\t@echo theirs\n");
+    let (text, file) = one(
+        "Makefile",
+        Some(MAKEFILE),
+        Some(&user),
+        Some(&upgrade),
+        &options(),
+    );
+    assert_eq!(file.outcome, Outcome::Conflict);
+    assert!(text.unwrap().contains("<<<<<<< main"));
+    let inside = |line: &str| MAKEFILE.replace("\tgo build\n", &format!("\tgo build\n{line}"));
+    let (_, file) = one(
+        "Makefile",
+        Some(MAKEFILE),
+        Some(&inside("\tgo vet\n")),
+        Some(&inside("x:\n\techo x\n")),
+        &options(),
+    );
+    assert_eq!(file.outcome, Outcome::Conflict);
+}
+
+#[test]
+fn kustomization_list_items_added_by_both_are_kept() {
+    let base = "resources:\n- ../crd\n- ../rbac\npatches:\n- path: a.yaml\n";
+    let user = "resources:\n- ../crd\n- ../rbac\n- ../mine\npatches:\n- path: a.yaml\n- path: mine.yaml\n  target:\n    kind: Deployment\n";
+    let upgrade = "resources:\n- ../crd\n- ../rbac\n- ../metrics\npatches:\n- path: a.yaml\n- path: theirs.yaml\n";
+    let path = "config/default/kustomization.yaml";
+    let (text, file) = one(path, Some(base), Some(user), Some(upgrade), &options());
+    assert_eq!(file.outcome, Outcome::Merged);
+    assert_eq!(
+        text.unwrap(),
+        "resources:\n- ../crd\n- ../rbac\n- ../metrics\n- ../mine\npatches:\n- path: a.yaml\n- path: theirs.yaml\n- path: mine.yaml\n  target:\n    kind: Deployment\n"
+    );
+    let same =
+        "resources:\n- ../crd\n- ../rbac\n- ../metrics\n- ../mine\npatches:\n- path: a.yaml\n";
+    let (_, file) = one(path, Some(base), Some(same), Some(upgrade), &options());
+    assert_eq!(file.outcome, Outcome::Conflict, "one item added by both");
+}
+
+#[test]
+fn ignore_file_patterns_added_by_both_are_kept_unless_one_negates() {
+    let base = "bin/\n";
+    let (text, file) = one(
+        ".gitignore",
+        Some(base),
+        Some("bin/\n*.swp\n"),
+        Some("bin/\ndist/\n"),
+        &options(),
+    );
+    assert_eq!(
+        (text.as_deref(), file.outcome),
+        (Some("bin/\ndist/\n*.swp\n"), Outcome::Merged)
+    );
+    let (_, file) = one(
+        ".dockerignore",
+        Some(base),
+        Some("bin/\n!bin/keep\n"),
+        Some("bin/\ndist/\n"),
+        &options(),
+    );
+    assert_eq!(file.outcome, Outcome::Conflict);
+}
+
+/// A layout's rule for the tests: `.src` lines `use x` commute.
+struct UseLines;
+
+impl OrderFree for UseLines {
+    fn handles(&self, path: &Path) -> bool {
+        path.extension().is_some_and(|e| e == "src")
+    }
+    fn units(&self, _: &Point, inserted: &[&str]) -> Option<Vec<String>> {
+        inserted
+            .iter()
+            .map(|l| l.strip_prefix("use ").map(str::to_owned))
+            .collect()
+    }
+}
+
+#[test]
+fn a_layouts_order_free_rule_is_asked_for_its_files_only() {
+    let (a, o, u) = (
+        "use a\n\nmain\n",
+        "use a\nuse b\n\nmain\n",
+        "use a\nuse c\n\nmain\n",
+    );
+    let mut opts = options();
+    opts.order_free = vec![&UseLines];
+    let (text, file) = one("m.src", Some(a), Some(o), Some(u), &opts);
+    assert_eq!(
+        (text.as_deref(), file.outcome),
+        (Some("use a\nuse c\nuse b\n\nmain\n"), Outcome::Merged)
+    );
+    let (_, file) = one("m.txt", Some(a), Some(o), Some(u), &opts);
+    assert_eq!(file.outcome, Outcome::Conflict, "another file type");
+    let (_, file) = one("m.src", Some(a), Some("use a\nx\n\nmain\n"), Some(u), &opts);
+    assert_eq!(file.outcome, Outcome::Conflict, "not a unit");
+    let (_, file) = one("m.src", Some(a), Some(o), Some(u), &options());
+    assert_eq!(file.outcome, Outcome::Conflict, "no rule given");
+}
+
+#[test]
+fn an_overlapping_change_still_conflicts_with_an_order_free_rule() {
+    let user = MAKEFILE.replace("go install $(2)", "go install -v $(2)") + "x:\n\techo x\n";
+    let upgrade =
+        MAKEFILE.replace("go install $(2)", "GOBIN=$(1) go install $(2)") + "y:\n\techo y\n";
+    let (_, file) = one(
+        "Makefile",
+        Some(MAKEFILE),
+        Some(&user),
+        Some(&upgrade),
+        &options(),
+    );
+    assert_eq!(file.outcome, Outcome::Conflict);
+}
+
+#[test]
+fn shared_lines_count_the_unchanged_lines_in_order() {
+    assert_eq!(shared_lines("a\nb\nc\n", "a\nx\nc\n"), 2);
+    assert_eq!(shared_lines("a\nb\n", "b\na\n"), 1);
+    assert_eq!(shared_lines("", "a\n"), 0);
+}

@@ -11,6 +11,11 @@
 //!    of those lines already appears in the scaffold's lines of the region,
 //!    the result is the scaffold's text with the user's lines inserted at
 //!    their points, in order.
+//! 3. Order-free rule (asked first): if both sides only inserted lines, at
+//!    one point, and the file type's [`OrderFree`] rule reads each side's
+//!    lines there as whole units whose order does not matter, with no unit
+//!    named on both sides, the result is the scaffold's lines, then the
+//!    user's.
 //!
 //! What is left conflicts. In the `Merge` style a conflict is then refined as
 //! git's default (`XDL_MERGE_ZEALOUS_ALNUM`): split where its two sides share
@@ -19,6 +24,7 @@
 
 use super::comments::{Syntax, code_of};
 use super::diff3::{Conflict, Piece, changes, lines, merge};
+use super::order_free::{BUILT_IN, OrderFree, Point};
 use super::{ConflictStyle, MergeOptions};
 use std::path::Path;
 
@@ -28,6 +34,8 @@ pub struct TextMerge {
     pub text: String,
     /// How many conflicts were written with markers.
     pub conflicts: usize,
+    /// How many regions the order-free rule resolved.
+    pub order_free: usize,
 }
 
 /// The three texts, split into lines, with their code flags.
@@ -77,22 +85,69 @@ pub fn merge_text(
         original: lines(original),
         upgrade: upgrade_lines,
     };
-    let mut blocks = Vec::new();
+    let rule = order_free_rule(path, options);
+    let (mut blocks, mut order_free) = (Vec::new(), 0);
     for piece in merge(&sides.base, &sides.original, &sides.upgrade) {
         blocks.push(match piece {
             Piece::Base(r) => Block::Clean(sides.base[r].to_vec(), true),
             Piece::Original(r) => Block::Clean(sides.original[r].to_vec(), false),
             Piece::Upgrade(r) => Block::Clean(sides.upgrade[r].to_vec(), false),
-            Piece::Conflict(c) => resolve_conflict(&sides, &c),
+            Piece::Conflict(c) => match rule.and_then(|rule| both_inserted(&sides, &c, rule)) {
+                Some(lines) => {
+                    order_free += 1;
+                    Block::Clean(lines, false)
+                }
+                None => resolve_conflict(&sides, &c),
+            },
         });
     }
     if options.style == ConflictStyle::Merge {
         blocks = join_close_conflicts(blocks.into_iter().flat_map(refine).collect());
     }
-    write(&blocks, options)
+    let mut merged = write(&blocks, options);
+    merged.order_free = order_free;
+    merged
 }
 
-/// A conflicting region, resolved by a rule or left in conflict.
+/// The order-free rule for the file at `path`: a built-in one, else the
+/// first of the layouts'.
+fn order_free_rule<'a>(path: &Path, options: &MergeOptions<'a>) -> Option<&'a dyn OrderFree> {
+    BUILT_IN
+        .into_iter()
+        .chain(options.order_free.iter().copied())
+        .find(|rule| rule.handles(path))
+}
+
+/// Rule 3: both sides only inserted, at one point, units `rule` reads as
+/// order-free and no unit on both sides: the scaffold's lines, then the
+/// user's.
+fn both_inserted<'a>(
+    sides: &Sides<'a>,
+    c: &Conflict,
+    rule: &dyn OrderFree,
+) -> Option<Vec<&'a str>> {
+    if !c.base.is_empty() {
+        return None;
+    }
+    let point = Point {
+        before: &sides.base[..c.base.start],
+        after: &sides.base[c.base.start..],
+    };
+    let (ours, theirs) = (
+        &sides.original[c.original.clone()],
+        &sides.upgrade[c.upgrade.clone()],
+    );
+    if theirs.last().is_some_and(|l| !l.ends_with('\n')) {
+        return None;
+    }
+    let (mine, yours) = (rule.units(&point, ours)?, rule.units(&point, theirs)?);
+    if mine.iter().any(|unit| yours.contains(unit)) {
+        return None;
+    }
+    Some(theirs.iter().chain(ours).copied().collect())
+}
+
+/// A conflicting region, resolved by rule 1 or 2 or left in conflict.
 fn resolve_conflict<'a>(sides: &Sides<'a>, c: &Conflict) -> Block<'a> {
     if comment_only(sides, c) {
         Block::Clean(sides.original[c.original.clone()].to_vec(), false)
@@ -229,6 +284,7 @@ fn write(blocks: &[Block], options: &MergeOptions) -> TextMerge {
     let mut out = TextMerge {
         text: String::new(),
         conflicts: 0,
+        order_free: 0,
     };
     for block in blocks {
         match block {

@@ -10,6 +10,7 @@ pub(crate) mod create_api;
 mod create_webhook;
 mod edit;
 pub mod go_mod_merge;
+mod order_free;
 mod places;
 pub(crate) mod post_steps;
 mod resource_view;
@@ -379,6 +380,10 @@ impl UpdateHook for GoBase {
 
     fn file_mergers(&self) -> Vec<&'static dyn crate::machinery::merge::FileMerger> {
         vec![&go_mod_merge::GoModMerger]
+    }
+
+    fn order_free(&self) -> Vec<&'static dyn crate::machinery::merge::OrderFree> {
+        vec![&order_free::GoImportsAndRegistrations]
     }
 
     fn slash_comments(&self) -> &'static [crate::machinery::merge::SlashComments] {

@@ -15,6 +15,7 @@ mod edit;
 mod external;
 mod metrics;
 mod names;
+mod order_free;
 mod places;
 mod test_suites;
 mod versions;
@@ -253,6 +254,10 @@ impl UpdateHook for RustBase {
 
     fn regenerated_files(&self) -> &'static [&'static str] {
         REGENERATED
+    }
+
+    fn order_free(&self) -> Vec<&'static dyn crate::machinery::merge::OrderFree> {
+        vec![&order_free::ModAndUseItems]
     }
 
     fn slash_comments(&self) -> &'static [crate::machinery::merge::SlashComments] {
