@@ -145,7 +145,8 @@ impl Deployed<'_> {
                 }
                 assert!(
                     Instant::now() < deadline,
-                    "Memcached {name} was not reconciled within {limit:?}:\n{}",
+                    "Memcached {name} was not reconciled within {limit:?}:\n{}\nthe manager's \
+                     last lines:\n{}",
                     self.kubectl(&[
                         "get",
                         "memcacheds.cache.example.com",
@@ -153,7 +154,8 @@ impl Deployed<'_> {
                         "default",
                         "-o",
                         "yaml"
-                    ])
+                    ]),
+                    self.last_log_lines(40)
                 );
                 std::thread::sleep(Duration::from_millis(500));
             }
@@ -207,6 +209,18 @@ impl Deployed<'_> {
     /// last started.
     pub(crate) fn manager_log(&self) -> String {
         self.kubectl(&["logs", "-n", &self.namespace(), &self.deployment()])
+    }
+
+    /// The manager's last `lines` lines of log and what kubectl said, for a
+    /// failure's message (never fails itself).
+    fn last_log_lines(&self, lines: usize) -> String {
+        Command::new("kubectl")
+            .args(["logs", "-n", &self.namespace(), &self.deployment()])
+            .arg(format!("--tail={lines}"))
+            .envs(self.env.iter().cloned())
+            .output()
+            .map(|out| format!("{}{}", text(&out.stdout), text(&out.stderr)))
+            .unwrap_or_default()
     }
 
     /// What the manager's Pod `pod` has logged since its container last
