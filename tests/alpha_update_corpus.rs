@@ -102,6 +102,30 @@ const KUSTOMIZE_PATCH: &[Edit] = &[
     },
 ];
 
+/// A new API and its webhook added after the first scaffold: the same
+/// commands in both layouts.
+fn new_api_and_webhook() -> Case {
+    Case {
+        name: "new API and webhook",
+        change: Change::Commands(&[
+            "create api --group crew --version v1 --kind Lieutenant --resource --controller",
+            "create webhook --group crew --version v1 --kind Lieutenant --defaulting",
+        ]),
+        conflicts: &[],
+        order_free: &[],
+    }
+}
+
+/// A kustomize patch added to config/default, in both layouts.
+fn kustomize_patch() -> Case {
+    Case {
+        name: "kustomize patch",
+        change: Change::Files(KUSTOMIZE_PATCH),
+        conflicts: &[],
+        order_free: &[],
+    }
+}
+
 /// The Go corpus; `reconcile` is the edit of the start's Reconcile TODO,
 /// `import_order_free` where the import in main merges by the order-free rule.
 fn go_cases(reconcile: &'static [Edit], import_order_free: &'static [&'static str]) -> Vec<Case> {
@@ -128,21 +152,8 @@ fn go_cases(reconcile: &'static [Edit], import_order_free: &'static [&'static st
             conflicts: &[],
             order_free: &[],
         },
-        Case {
-            name: "new API and webhook",
-            change: Change::Commands(&[
-                "create api --group crew --version v1 --kind Lieutenant --resource --controller",
-                "create webhook --group crew --version v1 --kind Lieutenant --defaulting",
-            ]),
-            conflicts: &[],
-            order_free: &[],
-        },
-        Case {
-            name: "kustomize patch",
-            change: Change::Files(KUSTOMIZE_PATCH),
-            conflicts: &[],
-            order_free: &[],
-        },
+        new_api_and_webhook(),
+        kustomize_patch(),
         Case {
             name: "own files",
             change: Change::Files(&[
@@ -233,21 +244,8 @@ fn rust_cases() -> Vec<Case> {
             conflicts: &[],
             order_free: &[],
         },
-        Case {
-            name: "new API and webhook",
-            change: Change::Commands(&[
-                "create api --group crew --version v1 --kind Lieutenant --resource --controller",
-                "create webhook --group crew --version v1 --kind Lieutenant --defaulting",
-            ]),
-            conflicts: &[],
-            order_free: &[],
-        },
-        Case {
-            name: "kustomize patch",
-            change: Change::Files(KUSTOMIZE_PATCH),
-            conflicts: &[],
-            order_free: &[],
-        },
+        new_api_and_webhook(),
+        kustomize_patch(),
         Case {
             name: "own files",
             change: Change::Files(&[

@@ -1080,8 +1080,7 @@ fn a_rust_project_passes_its_own_make_test_e2e_with_the_manager_in_the_cluster()
     };
     the_deployed_operator_in_production(&project, &deployed_env, "shipyard", &layout, &|args| {
         let mut make = Command::new("timeout");
-        common::rust_project::without_cargo_test_env(&mut make)
-            .args(["300", "make"])
+        make.args(["300", "make"])
             .args(args)
             .current_dir(&project)
             .envs(deployed_env.iter().cloned());
@@ -1098,8 +1097,7 @@ fn a_rust_project_passes_its_own_make_test_e2e_with_the_manager_in_the_cluster()
     // v2 sample) through the webhook Service.
     let started = Instant::now();
     let mut make = Command::new("make");
-    common::rust_project::without_cargo_test_env(&mut make)
-        .arg("test-e2e")
+    make.arg("test-e2e")
         .current_dir(&project)
         .envs(env.iter().cloned());
     let output = common::rust_project::sharing_the_build_dir(&mut make)

@@ -26,7 +26,7 @@ mod common;
 use common::actionlint::{actionlint, check_workflow};
 use common::cluster::ControlPlane;
 use common::cluster::{Env, install_cert_manager_crds, step};
-use common::rust_project::{rust_env, scaffold, sharing_the_build_dir, without_cargo_test_env};
+use common::rust_project::{rust_env, scaffold, sharing_the_build_dir};
 use common::{empty_project_dir, kb_ok, persistent_project_dir, stderr, stdout, words};
 use std::path::Path;
 use std::process::{Command, Output};
@@ -38,7 +38,7 @@ const WORKFLOWS: &[&str] = &["lint.yml", "test.yml", "test-e2e.yml"];
 /// without what cargo sets for this test process.
 fn make_command(env: &Env, dir: &Path, args: &[&str]) -> Command {
     let mut command = env.command(dir, "make", args);
-    sharing_the_build_dir(without_cargo_test_env(&mut command));
+    sharing_the_build_dir(&mut command);
     command
 }
 
