@@ -534,10 +534,26 @@ fn up_without_a_prerequisite_says_which_in_one_line_and_makes_nothing() {
         no_cni,
         "no CNI plugins in /nonexistent/cni; install Debian's containernetworking-plugins",
     );
+    // As nobody, from a copy of the scripts that user can read: the checkout
+    // may sit where only root may enter (a clone under /root, or in a
+    // directory `mktemp -d` made).
+    let readable = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(
+        readable.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    for (from, into) in [
+        ("tests/support", "tests"),
+        ("scaffolds/go/v4/versions.toml", "scaffolds/go/v4"),
+    ] {
+        std::fs::create_dir_all(readable.path().join(into)).unwrap();
+        common::copy_tree(&repo().join(from), &readable.path().join(into));
+    }
     let mut not_root = Command::new("setpriv");
     not_root
         .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
-        .arg(support("cluster"));
+        .arg(readable.path().join("tests/support/cluster"));
     assert_refused("not root", not_root, "the cluster needs root");
     assert_eq!(HostState::now(), before);
 }
