@@ -37,7 +37,7 @@
 //! directory (or `$INFLECT_PATH`); like kubebuilder run in a clean directory,
 //! we use only the built-in tables.
 //!
-//! The contract, checked against flect itself by `tests/plural_flect.rs`, is
+//! The contract, checked against flect itself by `tests/testsuite/go/plural_flect.rs`, is
 //! exact agreement for ASCII input. Non-ASCII characters are treated as
 //! letters, which is what flect does for the common ones.
 

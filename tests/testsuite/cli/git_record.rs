@@ -1,0 +1,209 @@
+//! Which git processes a scaffolding command runs, and what it leaves in
+//! git: none outside a work tree or below its top level; at the top level,
+//! the scaffold record written without git, exactly as git's own plumbing
+//! writes it (the same trees and messages as a record git wrote, objects
+//! git reads and checks).
+//!
+//! `git` is found through `PATH`; each test puts a `git` of its own first,
+//! which logs its arguments and runs the real one.
+
+use crate::common::{empty_project_dir, kb, stderr, stdout};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The ref holding the scaffold record.
+const RECORD: &str = "refs/kubebuilder-rs/pristine";
+
+/// The commands run in each project (go/v4, no post-steps).
+const COMMANDS: [&str; 4] = [
+    "init --domain example.com --repo example.com/ship --fetch-deps=false --skip-go-version-check",
+    "create api --group crew --version v1 --kind Captain --resource --controller --make=false",
+    "create webhook --group crew --version v1 --kind Captain --defaulting --programmatic-validation --make=false",
+    "create api --group sea --version v1 --kind Whale --resource --controller --make=false",
+];
+
+/// The real git.
+fn real_git() -> PathBuf {
+    std::env::split_paths(&std::env::var_os("PATH").unwrap())
+        .map(|dir| dir.join("git"))
+        .find(|path| path.is_file())
+        .expect("git on PATH")
+}
+
+/// A folder in `tmp` holding a `git` that appends its arguments to the
+/// file `log`, then runs the real git; `PATH` with that folder first.
+fn logging_git(tmp: &Path, log: &Path) -> std::ffi::OsString {
+    let bin = tmp.join("shim-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let script = format!(
+        "#!/bin/sh\necho \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
+        log.display(),
+        real_git().display()
+    );
+    let shim = bin.join("git");
+    std::fs::write(&shim, script).unwrap();
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = std::env::var_os("PATH").unwrap();
+    std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(&path))).unwrap()
+}
+
+/// Runs [`COMMANDS`] in `dir` with `path` as `PATH` and the extra
+/// environment `env`; panics when one fails.
+fn run_commands(dir: &Path, path: &std::ffi::OsStr, env: &[(&str, &str)]) {
+    for command in COMMANDS {
+        let output = kb(dir)
+            .args(command.split_whitespace())
+            .env("PATH", path)
+            .envs(env.iter().copied())
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{command}: {}", stderr(&output));
+        assert!(
+            !stderr(&output).contains("Warning"),
+            "{command}: {}",
+            stderr(&output)
+        );
+    }
+}
+
+/// The git calls logged in `log`, one a line.
+fn calls(log: &Path) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Runs `git args` in `dir`; its standard output, trimmed.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let output = Command::new(real_git())
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "git {args:?}: {}", stderr(&output));
+    stdout(&output).trim().to_string()
+}
+
+/// A new git repository `ship` (the project's name) in a new folder `name`
+/// of `tmp`.
+fn repository(tmp: &Path, name: &str) -> PathBuf {
+    let dir = tmp.join(name).join("ship");
+    std::fs::create_dir_all(&dir).unwrap();
+    git(&dir, &["init", "-q"]);
+    dir
+}
+
+/// The record's commits, oldest first: (tree, message).
+fn record(dir: &Path) -> Vec<(String, String)> {
+    let log = git(dir, &["log", "--reverse", "--format=%T%x00%B%x01", RECORD]);
+    log.split('\u{1}')
+        .map(str::trim)
+        .filter(|entry| !entry.is_empty())
+        .map(|entry| {
+            let (tree, message) = entry.split_once('\0').unwrap();
+            (tree.to_string(), message.to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn no_git_process_runs_outside_a_work_tree_or_below_its_top_level() {
+    let (tmp, dir) = empty_project_dir("ship");
+    let log = tmp.path().join("git.log");
+    let path = logging_git(tmp.path(), &log);
+    run_commands(&dir, &path, &[]);
+    assert_eq!(calls(&log), Vec::<String>::new(), "outside a work tree");
+
+    let top = repository(tmp.path(), "repo");
+    let below = top.join("operators/ship");
+    std::fs::create_dir_all(&below).unwrap();
+    run_commands(&below, &path, &[]);
+    assert_eq!(calls(&log), Vec::<String>::new(), "below the top level");
+    assert!(
+        git(&top, &["for-each-ref", RECORD]).is_empty(),
+        "a record below the top level"
+    );
+}
+
+#[test]
+fn the_record_is_written_without_git_as_git_writes_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("git.log");
+    let path = logging_git(tmp.path(), &log);
+    let ours = repository(tmp.path(), "ours");
+    run_commands(&ours, &path, &[]);
+    assert_eq!(calls(&log), Vec::<String>::new(), "git ran");
+
+    // The same commands where the environment leaves the record to git's
+    // plumbing (a setting passed the way `git -c` passes it).
+    let by_git = repository(tmp.path(), "by-git");
+    let setting = [("GIT_CONFIG_PARAMETERS", "'core.quotepath=true'")];
+    run_commands(&by_git, &path, &setting);
+    assert!(
+        calls(&log)
+            .iter()
+            .any(|call| call.starts_with("commit-tree")),
+        "git wrote no record: {:?}",
+        calls(&log)
+    );
+
+    let (written, expected) = (record(&ours), record(&by_git));
+    assert_eq!(written.len(), COMMANDS.len());
+    assert_eq!(written, expected, "the record differs from git's");
+    git(&ours, &["fsck", "--strict", "--no-dangling"]);
+    let tip = git(&ours, &["rev-parse", RECORD]);
+    assert_eq!(git(&ours, &["cat-file", "-t", &tip]), "commit");
+    let project_blob = git(&ours, &["hash-object", "PROJECT"]);
+    assert_eq!(
+        git(&ours, &["rev-parse", &format!("{RECORD}:PROJECT")]),
+        git(&by_git, &["rev-parse", &format!("{RECORD}:PROJECT")])
+    );
+    assert!(
+        written
+            .last()
+            .unwrap()
+            .1
+            .ends_with(&format!("Project-Blob: {project_blob}")),
+        "{:?}",
+        written.last()
+    );
+    let author = git(
+        &ours,
+        &["log", "-1", "--format=%an <%ae> %cn <%ce>", RECORD],
+    );
+    assert_eq!(
+        author,
+        "kubebuilder-rs <kubebuilder-rs@localhost> kubebuilder-rs <kubebuilder-rs@localhost>"
+    );
+    assert_eq!(
+        git(&ours, &["status", "--porcelain", "--ignored"]),
+        git(&by_git, &["status", "--porcelain", "--ignored"]),
+        "the work tree and index are untouched"
+    );
+}
+
+#[test]
+fn a_record_already_packed_by_git_is_continued() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("git.log");
+    let path = logging_git(tmp.path(), &log);
+    let dir = repository(tmp.path(), "packed");
+    let (init, rest) = COMMANDS.split_first().unwrap();
+    let output = kb(&dir).args(init.split_whitespace()).output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    git(&dir, &["gc", "--quiet", "--prune=now"]);
+    assert!(git(&dir, &["count-objects"]).starts_with("0 objects"));
+    for command in rest {
+        let output = kb(&dir)
+            .args(command.split_whitespace())
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{command}: {}", stderr(&output));
+    }
+    assert_eq!(record(&dir).len(), COMMANDS.len());
+    git(&dir, &["fsck", "--strict", "--no-dangling"]);
+}

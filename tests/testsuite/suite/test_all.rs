@@ -1,0 +1,447 @@
+//! `scripts/test-all`, the README's test command, run for its own steps:
+//! against an empty cache directory, as on a new machine, with stand-ins for
+//! the heavy commands (cargo, rustup and the control plane's build), so what
+//! the script does before, between and after the slow lanes is checked in
+//! every run of the suite. The stand-in cargo records each call with the
+//! directories it was handed and checks that they exist, as the real lanes
+//! need them to.
+
+use std::collections::BTreeSet;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, SystemTime};
+
+/// A `cargo` that appends `ARGS\tTOOLS_BIN\tASSETS` to `$STUB_LOG` for
+/// every call. A slow lane (`-- --ignored`) fails unless `KUBEBUILDER_ASSETS` (but
+/// for the shared tools' run, which comes before the control plane) and its
+/// tools directory exist, and fails on purpose when it runs the test module
+/// named by `$STUB_FAIL_TEST`.
+const STUB_CARGO: &str = r#"#!/usr/bin/env bash
+set -eu
+printf '%s\t%s\t%s\n' "$*" "${KUBEBUILDER_RS_TOOLS_BIN:-}" "${KUBEBUILDER_ASSETS:-}" >>"$STUB_LOG"
+case " $* " in
+*" --ignored "*" suite::shared_tools:: "*)
+  [ -d "$KUBEBUILDER_RS_CACHE/tools-bin" ] || { echo "stub cargo: no tools directory" >&2; exit 3; } ;;
+*" --ignored "*)
+  # The first lane takes a while, as the real one does.
+  [[ " $* " != *" rust::layout:: "* ]] || sleep 3
+  [ -d "${KUBEBUILDER_ASSETS:-}" ] || { echo "stub cargo: no KUBEBUILDER_ASSETS directory" >&2; exit 3; }
+  tools=${KUBEBUILDER_RS_TOOLS_BIN:-$KUBEBUILDER_RS_CACHE/tools-bin}
+  [ -d "$tools" ] || { echo "stub cargo: no tools directory $tools" >&2; exit 3; }
+  if [ -n "${STUB_FAIL_TEST:-}" ] && [[ " $* " == *" $STUB_FAIL_TEST:: "* ]]; then
+    echo "stub lane: $STUB_FAIL_TEST failed"
+    exit 101
+  fi ;;
+esac
+"#;
+
+/// A control plane whose `assets` makes and prints a directory under the
+/// cache, or fails with a log line when `$STUB_CONTROL_PLANE_FAILS` is set.
+const STUB_CONTROL_PLANE: &str = r#"#!/usr/bin/env bash
+set -eu
+[ "$1" = assets ] || { echo "stub control-plane: unexpected $*" >&2; exit 2; }
+if [ -n "${STUB_CONTROL_PLANE_FAILS:-}" ]; then
+  echo "stub control-plane: go build kube-apiserver failed" >&2
+  exit 1
+fi
+dir="$KUBEBUILDER_RS_CACHE/envtest/stub"
+mkdir -p "$dir"
+echo "$dir"
+"#;
+
+/// The cluster script, whose `assets` fails with a log line when
+/// `$STUB_CLUSTER_FAILS` is set.
+const STUB_CLUSTER: &str = r#"#!/usr/bin/env bash
+set -eu
+[ "$1" = assets ] || { echo "stub cluster: unexpected $*" >&2; exit 2; }
+if [ -n "${STUB_CLUSTER_FAILS:-}" ]; then
+  echo "stub cluster: go build kubelet failed" >&2
+  exit 1
+fi
+echo "$KUBEBUILDER_RS_CACHE/cluster/stub"
+"#;
+
+/// The repository's root.
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A scratch directory with the stand-ins on a `bin/` to put first on PATH.
+struct Stage {
+    dir: tempfile::TempDir,
+}
+
+impl Stage {
+    fn new() -> Stage {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("bin");
+        std::fs::create_dir(&bin).unwrap();
+        write_executable(&bin.join("cargo"), STUB_CARGO);
+        write_executable(&bin.join("rustup"), "#!/bin/sh\nexit 0\n");
+        write_executable(&dir.path().join("control-plane"), STUB_CONTROL_PLANE);
+        write_executable(&dir.path().join("cluster"), STUB_CLUSTER);
+        Stage { dir }
+    }
+
+    /// The cache directory the script is given; it does not exist until a
+    /// test or the script makes it.
+    fn cache(&self) -> PathBuf {
+        self.dir.path().join("new-machine/cache/kubebuilder-rs")
+    }
+
+    /// Runs `bash scripts/test-all` with the stand-ins and `extra` variables.
+    fn run(&self, extra: &[(&str, &str)]) -> Output {
+        let path = format!(
+            "{}:{}",
+            self.dir.path().join("bin").display(),
+            std::env::var("PATH").unwrap()
+        );
+        let mut command = Command::new("bash");
+        command
+            .arg(repo().join("scripts/test-all"))
+            .env("PATH", path)
+            .env("KUBEBUILDER_RS_CACHE", self.cache())
+            .env(
+                "TEST_ALL_CONTROL_PLANE",
+                self.dir.path().join("control-plane"),
+            )
+            .env("TEST_ALL_CLUSTER", self.dir.path().join("cluster"))
+            .env("STUB_LOG", self.dir.path().join("cargo.log"))
+            .env("TMPDIR", self.dir.path())
+            .env_remove("KUBEBUILDER_ASSETS")
+            .env_remove("KUBEBUILDER_RS_TOOLS_BIN");
+        for (key, value) in extra {
+            command.env(key, value);
+        }
+        command.output().unwrap()
+    }
+
+    /// The stand-in cargo's calls, one record per call.
+    fn cargo_calls(&self) -> Vec<CargoCall> {
+        let log = std::fs::read_to_string(self.dir.path().join("cargo.log")).unwrap_or_default();
+        log.lines().map(CargoCall::parse).collect()
+    }
+}
+
+/// One call of the stand-in cargo.
+#[derive(Debug)]
+struct CargoCall {
+    args: Vec<String>,
+    tools_bin: String,
+    assets: String,
+}
+
+impl CargoCall {
+    fn parse(line: &str) -> CargoCall {
+        let fields: Vec<&str> = line.split('\t').collect();
+        assert_eq!(fields.len(), 3, "a stub cargo record: {line:?}");
+        CargoCall {
+            args: fields[0].split_whitespace().map(str::to_string).collect(),
+            tools_bin: fields[1].to_string(),
+            assets: fields[2].to_string(),
+        }
+    }
+
+    /// A run of ignored tests: the shared tools' or a slow lane.
+    fn runs_ignored(&self) -> bool {
+        self.args.iter().any(|a| a == "--ignored")
+    }
+
+    /// A slow lane: the ignored tests of some modules, after the tools.
+    fn is_lane(&self) -> bool {
+        self.runs_ignored() && self.filters() != ["suite::shared_tools::"]
+    }
+
+    /// The test binaries named with `--test`.
+    fn binaries(&self) -> Vec<&str> {
+        self.args
+            .windows(2)
+            .filter(|pair| pair[0] == "--test")
+            .map(|pair| pair[1].as_str())
+            .collect()
+    }
+
+    /// The test name filters given to the test binary (after `--`).
+    fn filters(&self) -> Vec<&str> {
+        let after = self.args.iter().skip_while(|arg| *arg != "--").skip(1);
+        after
+            .filter(|arg| !arg.starts_with('-'))
+            .map(String::as_str)
+            .collect()
+    }
+}
+
+fn write_executable(path: &Path, text: &str) {
+    std::fs::write(path, text).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The source files of the test binary (tests/testsuite) whose source
+/// satisfies `holds`, each with the module path its tests' names start with
+/// (`go/init.rs` is `go::init::`, `cluster/mod.rs` is `cluster::`).
+fn test_modules_where(holds: impl Fn(&str) -> bool) -> BTreeSet<String> {
+    let root = repo().join("tests/testsuite");
+    let mut found = BTreeSet::new();
+    let mut dirs = vec![root.clone()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|ext| ext == "rs")
+                && holds(&std::fs::read_to_string(&path).unwrap())
+            {
+                found.insert(module_path(
+                    &path.strip_prefix(&root).unwrap().with_extension(""),
+                ));
+            }
+        }
+    }
+    found
+}
+
+/// `go/init` is `go::init::`; a `mod` or `main` file is its directory's.
+fn module_path(relative: &Path) -> String {
+    let mut parts: Vec<String> = relative
+        .components()
+        .map(|part| part.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if matches!(parts.last().map(String::as_str), Some("mod" | "main")) {
+        parts.pop();
+    }
+    parts.iter().map(|part| format!("{part}::")).collect()
+}
+
+/// The module paths of the files that hold slow (`#[ignore]`) tests.
+fn slow_test_modules() -> BTreeSet<String> {
+    test_modules_where(|source| {
+        source
+            .lines()
+            .any(|line| line.trim_start().starts_with("#[ignore"))
+    })
+}
+
+/// Generated Rust projects share cargo's build directory
+/// (tests/testsuite/common/rust_project.rs), never a target directory: every project's
+/// binaries have the same names (`target/debug/manager`), so two lanes
+/// building projects in one target directory could run each other's. Only
+/// the old kubebuilder-rs builds (tests/testsuite/common/old_build.rs, one at a time
+/// under a lock) have a target directory of their own.
+#[test]
+fn no_slow_test_points_generated_projects_at_a_shared_target_directory() {
+    let setters = test_modules_where(|source| source.contains(".env(\"CARGO_TARGET_DIR\""));
+    assert_eq!(
+        setters,
+        BTreeSet::from(["common::old_build::".to_string()]),
+        "tests and helpers setting CARGO_TARGET_DIR"
+    );
+}
+
+fn assert_passed(output: &Output) {
+    assert!(
+        output.status.success(),
+        "test-all failed:\n--- stdout\n{}\n--- stderr\n{}",
+        text(&output.stdout),
+        text(&output.stderr)
+    );
+    assert!(text(&output.stdout).contains("all tests passed"));
+}
+
+#[test]
+fn from_an_empty_cache_every_step_has_its_directories_and_each_slow_test_module_runs_once() {
+    let stage = Stage::new();
+    assert!(!stage.cache().exists());
+    let output = stage.run(&[]);
+    assert_passed(&output);
+
+    let calls = stage.cargo_calls();
+    let firsts: Vec<&str> = calls.iter().map(|c| c.args[0].as_str()).collect();
+    assert_eq!(
+        firsts,
+        ["fmt", "clippy", "test", "test", "test", "test", "test"],
+        "{calls:#?}"
+    );
+    let tools_run = &calls[3];
+    assert!(
+        tools_run.runs_ignored() && tools_run.filters() == ["suite::shared_tools::"],
+        "the shared tools are built after the fast tests, before the lanes: {calls:#?}"
+    );
+    assert_eq!(
+        tools_run.tools_bin, "",
+        "the shared tools go to the first lane's tools directory"
+    );
+    let lanes: Vec<&CargoCall> = calls.iter().filter(|c| c.is_lane()).collect();
+    assert_eq!(lanes.len(), 3, "three slow lanes: {calls:#?}");
+    let cache = stage.cache();
+    for lane in &lanes {
+        assert_eq!(
+            Path::new(&lane.assets),
+            cache.join("envtest/stub"),
+            "each lane gets the control plane the build printed"
+        );
+        assert_eq!(lane.binaries(), ["testsuite"], "{lane:#?}");
+    }
+    let lane_with_tools = |dir: &str| -> Vec<&CargoCall> {
+        lanes
+            .iter()
+            .copied()
+            .filter(|lane| lane.tools_bin == dir)
+            .collect()
+    };
+    let first = lane_with_tools("");
+    let second = lane_with_tools(cache.join("tools-bin-second-lane").to_str().unwrap());
+    let cluster = lane_with_tools(cache.join("tools-bin-cluster-lane").to_str().unwrap());
+    assert_eq!(
+        (first.len(), second.len(), cluster.len()),
+        (1, 1, 1),
+        "one call for each lane, each lane with its own tools directory: {calls:#?}"
+    );
+    assert_eq!(
+        cluster[0].filters(),
+        ["cluster::"],
+        "the cluster's tests have a lane of their own: {calls:#?}"
+    );
+    assert!(cache.join("tools-bin").is_dir());
+    // A filter picks the tests whose names hold it: each module with slow
+    // tests is picked by exactly one filter of one run, and every filter
+    // picks some module with slow tests.
+    let filters: Vec<&str> = calls
+        .iter()
+        .filter(|c| c.runs_ignored())
+        .flat_map(CargoCall::filters)
+        .collect();
+    let slow = slow_test_modules();
+    for module in &slow {
+        let picked_by: Vec<&&str> = filters.iter().filter(|f| module.contains(**f)).collect();
+        assert_eq!(
+            picked_by.len(),
+            1,
+            "the slow tests of {module} must run exactly once; picked by {picked_by:?}"
+        );
+    }
+    for filter in &filters {
+        assert!(
+            slow.iter().any(|module| module.contains(filter)),
+            "{filter} picks no module with slow tests: {slow:#?}"
+        );
+    }
+}
+
+#[test]
+fn a_warm_cache_seeds_the_second_lane_and_drops_stale_incremental_caches() {
+    let stage = Stage::new();
+    let cache = stage.cache();
+    let tools = cache.join("tools-bin");
+    std::fs::create_dir_all(tools.join("k8s/1.37.2-linux-amd64")).unwrap();
+    std::fs::write(tools.join("controller-gen-v0.20.0"), "tool").unwrap();
+    std::fs::write(tools.join("k8s/1.37.2-linux-amd64/etcd"), "etcd").unwrap();
+    let incremental = cache.join("rust-target/debug/incremental");
+    for name in ["stale", "fresh"] {
+        std::fs::create_dir_all(incremental.join(name)).unwrap();
+    }
+    let day_ago = SystemTime::now() - Duration::from_secs(24 * 3600);
+    std::fs::File::open(incremental.join("stale"))
+        .unwrap()
+        .set_modified(day_ago)
+        .unwrap();
+
+    assert_passed(&stage.run(&[]));
+
+    let seeded = cache.join("tools-bin-second-lane");
+    for tool in ["controller-gen-v0.20.0", "k8s/1.37.2-linux-amd64/etcd"] {
+        let original = std::fs::metadata(tools.join(tool)).unwrap();
+        let link = std::fs::metadata(seeded.join(tool))
+            .unwrap_or_else(|err| panic!("{tool} is not in the second lane's tools: {err}"));
+        assert_eq!(
+            original.ino(),
+            link.ino(),
+            "{tool} is a hard link, not a copy"
+        );
+    }
+    assert!(
+        !incremental.join("stale").exists(),
+        "a day-old incremental cache stays"
+    );
+    assert!(
+        incremental.join("fresh").exists(),
+        "a fresh incremental cache was dropped"
+    );
+}
+
+/// Runs the script with the tests of `module` failing and checks that the run
+/// fails, shows `lane`'s output and names its exit status.
+fn assert_a_failing_lane_fails_the_run(module: &str, lane: &str) {
+    let stage = Stage::new();
+    let output = stage.run(&[("STUB_FAIL_TEST", module)]);
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert!(!output.status.success(), "{stdout}");
+    assert!(
+        stdout.contains(&format!("stub lane: {module} failed")),
+        "the {lane} lane's output is shown: {stdout}"
+    );
+    assert!(
+        stderr.contains(&format!("{lane} lane exit 101")),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_failing_second_lane_fails_the_run_and_shows_its_output() {
+    assert_a_failing_lane_fails_the_run("go::alpha_generate", "second");
+}
+
+#[test]
+fn a_failing_cluster_lane_fails_the_run_and_shows_its_output() {
+    assert_a_failing_lane_fails_the_run("cluster", "cluster");
+}
+
+#[test]
+fn a_failed_cluster_build_fails_the_run_with_its_log_and_runs_no_cluster_test() {
+    let stage = Stage::new();
+    let output = stage.run(&[("STUB_CLUSTER_FAILS", "1")]);
+    assert!(!output.status.success());
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("building the cluster's node failed"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("go build kubelet failed"), "{stderr}");
+    assert!(
+        text(&output.stdout).contains("the cluster's lane did not run"),
+        "{}",
+        text(&output.stdout)
+    );
+    assert!(
+        stage
+            .cargo_calls()
+            .iter()
+            .all(|call| call.filters() != ["cluster::"] || !call.runs_ignored()),
+        "no cluster test runs without the node: {:#?}",
+        stage.cargo_calls()
+    );
+}
+
+#[test]
+fn a_failed_control_plane_build_stops_the_run_with_its_log() {
+    let stage = Stage::new();
+    let output = stage.run(&[("STUB_CONTROL_PLANE_FAILS", "1")]);
+    assert!(!output.status.success());
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("building the control plane failed"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("go build kube-apiserver failed"),
+        "{stderr}"
+    );
+    assert!(
+        stage.cargo_calls().iter().all(|call| !call.is_lane()),
+        "no slow lane runs without a control plane"
+    );
+}
