@@ -13,6 +13,7 @@ use crate::cli::GenerateArgs;
 use crate::machinery::clock::DateTime;
 use crate::machinery::durable;
 use crate::machinery::{Change, Plan};
+use crate::plugins::chain::current_layout_key;
 use crate::plugins::{Chain, Flags, Hook, ReplaySettings};
 use crate::project::{self, Project};
 use crate::resource::Resource;
@@ -261,31 +262,21 @@ fn keep_user_files(key: &str, input: &Path, dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The layout keys of kubebuilder's older Go plugins, which PROJECT files
-/// made by kubebuilder before go/v4 record; `alpha generate` reads each as
-/// `go.kubebuilder.io/v4`, as kubebuilder does, so the new PROJECT says v4.
-const OLD_GO_LAYOUTS: [&str; 4] = [
-    "go.kubebuilder.io/v2",
-    "go.kubebuilder.io/v3",
-    "go.kubebuilder.io/v3-alpha",
-    "go.kubebuilder.io/v4-alpha",
-];
-
-/// Replaces the old Go layout keys of `file` with `go.kubebuilder.io/v4`
-/// and, with `notes`, says so on standard error.
+/// Replaces the old layout keys of `file` with the keys that re-create
+/// them (kubebuilder's Go layouts before go/v4 become go/v4, as kubebuilder
+/// does, so the new PROJECT says v4) and, with `notes`, says so on
+/// standard error.
 fn modernise_layout(file: &mut project::ProjectFile, notes: bool) {
     for key in &mut file.layout {
-        if OLD_GO_LAYOUTS.contains(&key.as_str()) {
+        let current = current_layout_key(key);
+        if current != key.as_str() {
             if notes {
-                eprintln!("Note: PROJECT's layout {key} is re-scaffolded as {GO_V4}");
+                eprintln!("Note: PROJECT's layout {key} is re-scaffolded as {current}");
             }
-            *key = GO_V4.to_string();
+            *key = current.to_string();
         }
     }
 }
-
-/// The key of the Go layout this tool writes.
-const GO_V4: &str = "go.kubebuilder.io/v4";
 
 /// The chain and flags of a replayed `create api`: the project's chain
 /// with the optional plugins that took part in it, and their flags.

@@ -21,6 +21,19 @@ pub struct Bundle {
     pub plugins: &'static [&'static str],
     /// PROJECT's `layout` records its plugins' keys rather than its own.
     pub recorded_expanded: bool,
+    /// Older layout keys PROJECT files may record that this bundle
+    /// re-creates (see [`current_layout_key`]).
+    pub replaces: &'static [&'static str],
+}
+
+/// The key a re-scaffold (`alpha generate`, the ancestor of `alpha
+/// update`) runs for PROJECT's layout key `key`: the key of the bundle
+/// that replaces it, else `key` itself.
+pub fn current_layout_key(key: &str) -> &str {
+    super::BUNDLES
+        .iter()
+        .find(|bundle| bundle.replaces.contains(&key))
+        .map_or(key, |bundle| bundle.key)
 }
 
 /// A resolved chain of plugins.
@@ -285,6 +298,26 @@ mod tests {
         );
         let chain = Chain::parse("kustomize/v2").unwrap();
         assert_eq!(chain.layout, ["kustomize.common.kubebuilder.io/v2"]);
+    }
+
+    #[test]
+    fn old_go_layouts_are_re_created_as_go_v4_and_other_keys_stay() {
+        for old in [
+            "go.kubebuilder.io/v2",
+            "go.kubebuilder.io/v3",
+            "go.kubebuilder.io/v3-alpha",
+            "go.kubebuilder.io/v4-alpha",
+        ] {
+            assert_eq!(current_layout_key(old), "go.kubebuilder.io/v4", "{old}");
+        }
+        for kept in [
+            "go.kubebuilder.io/v4",
+            "kustomize.common.kubebuilder.io/v2",
+            "rust.kubebuilder-rs.io/v1-alpha",
+            "acme/v1",
+        ] {
+            assert_eq!(current_layout_key(kept), kept);
+        }
     }
 
     #[test]

@@ -73,12 +73,21 @@ pub static BUNDLES: &[Bundle] = &[
         short_name: "go/v4",
         plugins: &[go_v4::KEY, kustomize_v2::KEY],
         recorded_expanded: false,
+        // kubebuilder's Go layouts before go/v4, which PROJECT files of
+        // kubebuilder v2 and v3 record.
+        replaces: &[
+            "go.kubebuilder.io/v2",
+            "go.kubebuilder.io/v3",
+            "go.kubebuilder.io/v3-alpha",
+            "go.kubebuilder.io/v4-alpha",
+        ],
     },
     Bundle {
         key: "rust.kubebuilder-rs.io/v1-alpha",
         short_name: "rust/v1-alpha",
         plugins: &[rust_v1alpha::KEY, kustomize_v2::KEY],
         recorded_expanded: true,
+        replaces: &[],
     },
 ];
 

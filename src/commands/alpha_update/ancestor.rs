@@ -18,6 +18,7 @@
 
 use super::kubebuilder::{GRAFANA, Kubebuilder, Step, last_lines};
 use crate::machinery::tree::{self, Tree};
+use crate::plugins::chain::current_layout_key;
 use crate::project::cli_version::{self, Origin};
 use crate::project::{Project, ProjectFile, ResourceEntry};
 use anyhow::{Context as _, Result, bail};
@@ -40,12 +41,6 @@ pub const MINIMUM_KUBEBUILDER: &str = "v4.7.0";
 
 /// PROJECT's key of kubebuilder's auto-update plugin.
 const AUTOUPDATE: &str = "autoupdate.kubebuilder.io/v1-alpha";
-/// kubebuilder's Go layout keys from before go/v4, which it re-creates as go/v4.
-const OLD_GO_LAYOUTS: [&str; 3] = [
-    "go.kubebuilder.io/v2",
-    "go.kubebuilder.io/v3",
-    "go.kubebuilder.io/v3-alpha",
-];
 
 /// The source for a project whose `cliVersion` (or `--from-version`) says
 /// `origin`, when neither `--from-binary` nor the repository's record of
@@ -273,13 +268,7 @@ fn init_args(project: &ProjectFile, license: Vec<String>) -> Vec<String> {
         let layout: Vec<&str> = project
             .layout
             .iter()
-            .map(|key| {
-                if OLD_GO_LAYOUTS.contains(&key.as_str()) {
-                    "go.kubebuilder.io/v4"
-                } else {
-                    key.as_str()
-                }
-            })
+            .map(|key| current_layout_key(key))
             .collect();
         args.extend(["--plugins".into(), layout.join(",")]);
     }
