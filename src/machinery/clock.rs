@@ -27,6 +27,11 @@ pub fn git_now() -> String {
     format!("{seconds} {sign}{:02}{:02}", minutes / 60, minutes % 60)
 }
 
+/// The current year (UTC), for copyright lines.
+pub fn current_year() -> i64 {
+    DateTime::now().year
+}
+
 /// The local offset from UTC at `seconds` after the epoch, in seconds.
 #[cfg(unix)]
 fn local_offset(seconds: u64) -> i64 {

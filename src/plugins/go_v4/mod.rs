@@ -26,6 +26,7 @@ use super::{
     EditContext, EditHook, Flags, InitContext, InitHook, Layout, License, Output, Plugin,
     ReplaySettings, Role, UpdateHook, WebhookContext,
 };
+use crate::machinery::clock::current_year;
 use crate::machinery::{Change, Rewrite, Rule, Templates};
 use crate::project::ProjectFile;
 use crate::resource::{ExternalApi, Origin, Resource, naming};
@@ -638,11 +639,6 @@ fn replace_word(text: &str, word: &str, by: &str) -> String {
     }
     out.push_str(rest);
     out
-}
-
-/// The current year (UTC), for copyright lines.
-fn current_year() -> i64 {
-    crate::machinery::clock::DateTime::now().year
 }
 
 #[cfg(test)]

@@ -12,7 +12,8 @@
 //! Formatting the files outside the API packages runs alongside code
 //! generation; the API files are formatted before controller-gen reads them.
 
-use super::{current_year, toolchain};
+use super::toolchain;
+use crate::machinery::clock::current_year;
 use crate::machinery::steps::{Progress, Step};
 use anyhow::{Result, bail};
 use std::collections::BTreeSet;

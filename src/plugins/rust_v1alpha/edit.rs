@@ -4,8 +4,9 @@
 //! depends on `--namespaced`. `--multigroup` changes where later APIs go;
 //! a new license header is written to the boilerplate file.
 
-use super::{BOILERPLATE_PATH, TEMPLATE_DIR, current_year};
+use super::{BOILERPLATE_PATH, TEMPLATE_DIR};
 use crate::machinery::Templates;
+use crate::machinery::clock::current_year;
 use crate::plugins::{EditContext, License, Output, plan_boilerplate_edit};
 use anyhow::Result;
 use std::path::Path;

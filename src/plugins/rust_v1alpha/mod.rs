@@ -28,6 +28,7 @@ use super::{
     EditHook, Flags, InitContext, InitHook, Layout, License, Output, Plugin, Role, UpdateHook,
     WebhookContext,
 };
+use crate::machinery::clock::current_year;
 use crate::machinery::steps::{Progress, Step};
 use crate::machinery::{Change, Context, Templates};
 use crate::project::ProjectFile;
@@ -410,11 +411,6 @@ fn rust_header(boilerplate: &str) -> String {
     } else {
         format!("{trimmed}\n\n")
     }
-}
-
-/// The current year (UTC), for copyright lines.
-fn current_year() -> i64 {
-    crate::machinery::clock::DateTime::now().year
 }
 
 #[cfg(test)]
