@@ -6,7 +6,7 @@
 //! the order defaulting, validation, conversion.
 
 use super::resource_view::{ResourceView, go_identifier};
-use super::{STORAGE_VERSION_MARKER, TEMPLATE_DIR, base_context, read_go_header};
+use super::{STORAGE_VERSION_MARKER, TEMPLATE_DIR, WEBHOOK_DIR, base_context, read_go_header};
 use crate::machinery::{Change, Context, Fragments, Plan, Templates, TreeFile, lines};
 use crate::plugins::WebhookContext;
 use crate::project::bookkeeping::WebhookOptions;
@@ -90,7 +90,7 @@ pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
         ""
     };
     let read = |name: &str| {
-        let path = Path::new("internal/webhook")
+        let path = Path::new(WEBHOOK_DIR)
             .join(group_dir)
             .join(&resource.version)
             .join(format!("{}{name}", resource.kind_lower));
@@ -259,7 +259,7 @@ fn webhook_view(
     };
     WebhookView {
         package: resource.version.clone(),
-        import_path: format!("{repo}/internal/webhook/{group_dir}{}", resource.version),
+        import_path: format!("{repo}/{WEBHOOK_DIR}/{group_dir}{}", resource.version),
         import_alias: format!("webhook{alias_group}{}", resource.version),
         defaulting_path: options
             .defaulting_path

@@ -3,7 +3,9 @@
 //! manager, and of changing its license header. PROJECT's settings are
 //! recorded by the command; this module plans the Go files and notes.
 
-use super::{BOILERPLATE_PATH, TEMPLATE_DIR, YEAR_PLACEHOLDER, base_context, read_go_header};
+use super::{
+    BOILERPLATE_PATH, TEMPLATE_DIR, WEBHOOK_DIR, YEAR_PLACEHOLDER, base_context, read_go_header,
+};
 use crate::machinery::Templates;
 use crate::machinery::rewrite::{self, Rewrite, push_if_changed};
 use crate::plugins::{EditContext, License, Output, plan_boilerplate_edit};
@@ -121,8 +123,8 @@ fn layout_moves(
         candidates.push((2, format!("{controllers}suite_test.go"), target));
         candidates.push((
             3,
-            format!("internal/webhook/{old}{version}/"),
-            format!("internal/webhook/{new}{version}/"),
+            format!("{WEBHOOK_DIR}/{old}{version}/"),
+            format!("{WEBHOOK_DIR}/{new}{version}/"),
         ));
     }
     // Stable: within a kind of move, the order of PROJECT.

@@ -46,6 +46,10 @@ const MAIN_PATH: &str = "cmd/main.go";
 /// Where the license header for Go files is kept in a generated project.
 const BOILERPLATE_PATH: &str = "hack/boilerplate.go.txt";
 
+/// The folder of the webhooks' code (one folder per group and version
+/// below it).
+const WEBHOOK_DIR: &str = "internal/webhook";
+
 /// The Go base plugin.
 pub struct GoBase;
 
@@ -344,7 +348,7 @@ impl Layout for GoBase {
     }
 
     fn webhook_dir(&self) -> &'static str {
-        "internal/webhook"
+        WEBHOOK_DIR
     }
 
     fn after_generate(&self, dir: &Path, project: &ProjectFile, written: &[PathBuf]) -> Result<()> {

@@ -10,7 +10,9 @@
 use super::create_api::Render;
 use super::names::{crate_ident, module_ident, own_api_module, snake_case, type_module};
 use super::test_suites::suite_file;
-use super::{TEMPLATE_DIR, base_context, cargo_toml, external, read_rust_header, versions};
+use super::{
+    TEMPLATE_DIR, WEBHOOK_DIR, base_context, cargo_toml, external, read_rust_header, versions,
+};
 use crate::machinery::{Change, Fragments, Plan, Templates};
 use crate::plugins::WebhookContext;
 use crate::project::ProjectFile;
@@ -129,7 +131,7 @@ pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
     for (shared, module) in [(shared_tls, "tls"), (shared_http, "http_server")] {
         if !shared {
             plan.push(Change::CreateIfMissing {
-                path: format!("src/webhook/{module}.rs").into(),
+                path: format!("{WEBHOOK_DIR}/{module}.rs").into(),
                 contents: templates
                     .render(&format!("{MANAGER_TEMPLATES}/{module}.rs.jinja"), &context)?,
             });

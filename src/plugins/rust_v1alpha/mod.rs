@@ -49,6 +49,9 @@ const FLAGS_PATH: &str = "src/manager/flags.rs";
 /// Where the license header of generated Rust files is kept in a project.
 const BOILERPLATE_PATH: &str = "hack/boilerplate.rs.txt";
 
+/// The folder of the webhook server and the webhooks' modules.
+const WEBHOOK_DIR: &str = "src/webhook";
+
 /// The Rust base plugin.
 pub struct RustBase;
 
@@ -234,7 +237,7 @@ impl Layout for RustBase {
     }
 
     fn webhook_dir(&self) -> &'static str {
-        "src/webhook"
+        WEBHOOK_DIR
     }
 
     fn current_license(&self, dir: &Path) -> Option<License> {
