@@ -84,3 +84,20 @@ pub fn kubebuilder_release(version: &str) -> Result<PathBuf> {
         .with_context(|| format!("cannot cache kubebuilder {version} as {}", bin.display()))?;
     Ok(bin)
 }
+
+/// The version of the `go` on PATH (`1.26.8`), or `None` when there is none.
+pub fn installed_go_version() -> Result<Option<String>> {
+    let output = match Command::new("go").args(["env", "GOVERSION"]).output() {
+        Ok(output) => output,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e).context("cannot run `go env GOVERSION`"),
+    };
+    if !output.status.success() {
+        bail!(
+            "`go env GOVERSION` failed: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        );
+    }
+    let text = String::from_utf8_lossy(&output.stdout);
+    Ok(Some(text.trim().trim_start_matches("go").to_string()))
+}

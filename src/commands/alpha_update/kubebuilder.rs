@@ -8,6 +8,7 @@
 //! in the ancestor but the scaffold and, once the tools are cached, nothing
 //! needs the network.
 
+use super::replays;
 use anyhow::{Context as _, Result, bail};
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -20,6 +21,8 @@ pub(super) const GRAFANA: &str = "grafana.kubebuilder.io/v1-alpha";
 const GRAFANA_CONFIG: &str = "grafana/custom-metrics/config.yaml";
 /// The Go license header the project keeps, given to `init`.
 const BOILERPLATE: &str = "hack/boilerplate.go.txt";
+/// The name of the license header's copy in the run's temporary directory.
+const LICENSE_COPY: &str = "boilerplate.go.txt";
 
 /// Puts the binary `cached` in `dir` the way the Makefile installs tool
 /// `name` at `version`: as the file `<name>-<version>` (a hard link, or a
@@ -68,6 +71,8 @@ pub(super) struct Kubebuilder {
     work: tempfile::TempDir,
     path: OsString,
     tools_bin: PathBuf,
+    /// The binary's digest, once a replay needed it.
+    digest: std::cell::OnceCell<String>,
 }
 
 impl Kubebuilder {
@@ -91,6 +96,7 @@ impl Kubebuilder {
             work,
             path: std::env::join_paths(dirs)?,
             tools_bin: crate::tools::tools_bin()?,
+            digest: std::cell::OnceCell::new(),
         })
     }
 
@@ -105,15 +111,65 @@ impl Kubebuilder {
         if !header.is_file() {
             return Ok(vec!["--license".into(), "none".into()]);
         }
-        let copy = self.work.path().join("boilerplate.go.txt");
+        let copy = self.work.path().join(LICENSE_COPY);
         std::fs::copy(&header, &copy)
             .with_context(|| format!("cannot copy {}", header.display()))?;
         Ok(vec!["--license-file".into(), copy.display().to_string()])
     }
 
     /// Runs `steps` in `out`, checking first that this kubebuilder has
-    /// every flag they use.
+    /// every flag they use; or writes the same replay kept by an earlier
+    /// run (see the sibling module `replays`).
     pub(super) fn replay(&self, steps: &[Step], input: &Path, out: &Path) -> Result<()> {
+        let key = self.replay_key(steps, input)?;
+        if replays::load(&key, out)? {
+            return Ok(());
+        }
+        self.run_steps(steps, input, out)?;
+        replays::store(&key, out);
+        Ok(())
+    }
+
+    /// What the replay of `steps` depends on besides the binary: each
+    /// command line (the license header's copy by its contents), the
+    /// Grafana config copied in, the Go toolchain that tidies the modules,
+    /// and this build of kubebuilder-rs (which runs the steps).
+    fn replay_key(&self, steps: &[Step], input: &Path) -> Result<replays::Key> {
+        let binary = match self.digest.get() {
+            Some(digest) => digest.clone(),
+            None => {
+                let digest = replays::file_digest(&self.binary)?;
+                self.digest.get_or_init(|| digest).clone()
+            }
+        };
+        let license = self.work.path().join(LICENSE_COPY).display().to_string();
+        let mut parts: Vec<String> = steps
+            .iter()
+            .map(|step| match step {
+                Step::Run(args) => args
+                    .iter()
+                    .map(|arg| {
+                        if *arg == license {
+                            replays::file_digest(Path::new(arg)).map(|d| format!("license {d}"))
+                        } else {
+                            Ok(arg.clone())
+                        }
+                    })
+                    .collect::<Result<Vec<_>>>()
+                    .map(|args| args.join("\0")),
+                Step::Grafana => Ok(format!(
+                    "grafana {}",
+                    replays::file_digest(&input.join(GRAFANA_CONFIG)).unwrap_or_default()
+                )),
+            })
+            .collect::<Result<_>>()?;
+        parts.push(crate::tools::installed_go_version()?.unwrap_or_default());
+        parts.push(crate::project::cli_version::SCAFFOLD_DIGEST.to_string());
+        Ok(replays::Key::new(&binary, &parts))
+    }
+
+    /// Runs `steps` in `out` with this kubebuilder.
+    fn run_steps(&self, steps: &[Step], input: &Path, out: &Path) -> Result<()> {
         let mut helps: BTreeMap<String, String> = BTreeMap::new();
         for step in steps {
             match step {

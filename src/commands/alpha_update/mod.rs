@@ -14,6 +14,7 @@ pub mod ancestor;
 mod github;
 mod kubebuilder;
 pub(crate) mod record;
+mod replays;
 mod report;
 mod trees;
 mod write;

@@ -4,22 +4,7 @@ use anyhow::{Context as _, Result, bail};
 use std::path::Path;
 use std::process::Command;
 
-/// The version of the `go` on PATH (`1.26.8`), or `None` when there is none.
-pub fn installed_go_version() -> Result<Option<String>> {
-    let output = match Command::new("go").args(["env", "GOVERSION"]).output() {
-        Ok(output) => output,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e).context("cannot run `go env GOVERSION`"),
-    };
-    if !output.status.success() {
-        bail!(
-            "`go env GOVERSION` failed: {}",
-            String::from_utf8_lossy(&output.stderr).trim()
-        );
-    }
-    let text = String::from_utf8_lossy(&output.stdout);
-    Ok(Some(text.trim().trim_start_matches("go").to_string()))
-}
+pub use crate::tools::installed_go_version;
 
 /// Fails when the installed Go is older than `required` (e.g. `1.26.0`).
 /// A missing toolchain passes here; it is reported when Go is needed.

@@ -4,6 +4,7 @@
 
 mod alpha_generate;
 mod alpha_update;
+mod alpha_update_replays;
 mod autoupdate;
 mod builtin_groups;
 mod create_api;
