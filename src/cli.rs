@@ -24,35 +24,65 @@ pub struct Cli {
 }
 
 /// The command line with every plugin's own flags added to the commands
-/// they hook (see [`crate::plugins::InitHook::args`] and the other hooks).
+/// they hook (see [`crate::plugins::InitHook::args`] and the other hooks),
+/// each with the help of the first plugin that declares it.
 pub fn command() -> clap::Command {
-    use crate::plugins::{Hook, flags::plugin_args};
-    let with = |hook: Hook| {
-        move |command: clap::Command| {
-            let args: Vec<clap::Arg> = plugin_args(hook).into_iter().map(|(_, arg)| arg).collect();
-            command.args(args)
-        }
-    };
-    <Cli as clap::CommandFactory>::command()
-        .mut_subcommand("init", with(Hook::Init))
-        .mut_subcommand("edit", with(Hook::Edit))
-        .mut_subcommand("create", |create| {
-            create
-                .mut_subcommand("api", with(Hook::CreateApi))
-                .mut_subcommand("webhook", with(Hook::CreateWebhook))
-        })
+    use crate::plugins::flags::plugin_args;
+    with_plugin_flags(|hook| plugin_args(hook).into_iter().map(|(_, arg)| arg).collect())
 }
 
-/// [`command`] for the command line `argv` (program name first) run in
-/// `cwd`, with the flags and help of the external plugins its chain runs
-/// (see [`crate::plugins::external::command_line`]).
+/// [`command`] as the command line `argv` (program name first) run in
+/// `cwd` shows it: its `--help` lists the flags of the plugins its chain
+/// runs (see [`chain_of`]), and the external plugins of that chain add
+/// theirs (see [`crate::plugins::external::command_line::extend`]).
 pub fn command_for(argv: &[String], cwd: &std::path::Path) -> anyhow::Result<clap::Command> {
+    use crate::plugins::flags::plugin_args_in;
+    let command = match chain_of(argv, cwd) {
+        Some(chain) => with_plugin_flags(|hook| plugin_args_in(hook, &chain)),
+        None => command(),
+    };
     crate::plugins::external::command_line::extend(
-        command(),
+        command,
         argv,
         cwd,
         &crate::plugins::chain::external_item,
     )
+}
+
+/// The chain of built-in plugins the command of `argv` runs in `cwd`: for
+/// `init`, the one `--plugins` names (else the default layout); for the
+/// other commands, PROJECT's `layout` with the optional plugins `--plugins`
+/// adds. `None` when there is no command, or its chain cannot be resolved
+/// (the command then says why).
+fn chain_of(argv: &[String], cwd: &std::path::Path) -> Option<crate::plugins::Chain> {
+    use crate::plugins::{Chain, Hook};
+    let scan = crate::plugins::external::command_line::scan(argv)?;
+    let plugins = scan.plugins.as_deref();
+    if scan.command == Hook::Init {
+        return Chain::parse(plugins.unwrap_or(crate::plugins::chain::DEFAULT_CHAIN)).ok();
+    }
+    let project = crate::project::Project::load(cwd).ok()?;
+    let chain = Chain::from_layout(&project.file.layout).ok()?;
+    match plugins {
+        Some(spec) => chain.with_extra(spec).ok(),
+        None => Some(chain),
+    }
+}
+
+/// The command line with `args_of(hook)` added to each command a plugin
+/// can hook.
+fn with_plugin_flags(args_of: impl Fn(crate::plugins::Hook) -> Vec<clap::Arg>) -> clap::Command {
+    use crate::plugins::Hook;
+    let mut command = <Cli as clap::CommandFactory>::command();
+    for hook in Hook::ALL {
+        let add = |sub: clap::Command| sub.args(args_of(hook));
+        command = match hook.words() {
+            [one] => command.mut_subcommand(*one, add),
+            [outer, inner] => command.mut_subcommand(*outer, |c| c.mut_subcommand(*inner, add)),
+            _ => unreachable!("a command is one or two words"),
+        };
+    }
+    command
 }
 
 /// The subcommands.
@@ -210,10 +240,6 @@ pub struct ApiArgs {
     /// Name of the controller, to add another controller for the same API.
     #[arg(long)]
     pub controller_name: Option<String>,
-    /// Generate server-side-apply configurations for the type.
-    #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_value_t = false,
-          default_missing_value = "true", require_equals = true)]
-    pub ssa: bool,
     #[command(flatten)]
     pub write: WriteArgs,
 }

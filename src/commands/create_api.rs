@@ -21,6 +21,9 @@ pub fn run(args: &ApiArgs, plugins: Option<&str>, flags: &Flags, dir: &Path) -> 
     // creates one then decides between a built-in and an own group.
     let external = resource(&chain, &project, args, flags, true)?.external;
     let mut options = options_from_args(args, external, asks)?;
+    for hook in chain.iter().filter_map(|p| p.create_api()) {
+        hook.shape_options(flags, &mut options)?;
+    }
     let resource = resource(&chain, &project, args, flags, options.resource)?;
     options.ssa |= options.resource && records_ssa(&project, &resource);
     let out = plan(&chain, dir, &mut project, &resource, &options, flags)?;
@@ -115,16 +118,11 @@ fn options_from_args(args: &ApiArgs, external: bool, asks: bool) -> Result<ApiOp
     if !create_resource && !controller {
         bail!("nothing to scaffold: --resource=false and --controller=false; ask for at least one");
     }
-    if args.ssa && !create_resource {
-        bail!(
-            "--ssa applies to the API type this command creates: drop --ssa, or drop --resource=false"
-        );
-    }
     Ok(ApiOptions {
         resource: create_resource,
         controller,
         controller_name: args.controller_name.clone(),
-        ssa: args.ssa,
+        ssa: false,
         force: args.write.force,
     })
 }

@@ -9,9 +9,6 @@ use crate::resource::naming;
 use anyhow::{Context as _, Result, bail};
 use std::path::Path;
 
-/// The chain `init` runs without `--plugins`.
-pub const DEFAULT_CHAIN: &str = "go/v4";
-
 /// What `init` was asked for, after the flags were checked; the plugins'
 /// own flags come separately.
 #[derive(Debug, Clone)]
@@ -32,7 +29,7 @@ pub struct InitOptions {
 
 /// Runs `init` in `dir` with the chain named by `plugins`.
 pub fn run(args: &InitArgs, plugins: Option<&str>, flags: &Flags, dir: &Path) -> Result<()> {
-    let chain = Chain::parse(plugins.unwrap_or(DEFAULT_CHAIN))?;
+    let chain = Chain::parse(plugins.unwrap_or(crate::plugins::chain::DEFAULT_CHAIN))?;
     flags.check_chain(&chain)?;
     let options = options_from_args(args, dir)?;
     check_not_initialised(dir)?;

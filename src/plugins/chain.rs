@@ -36,6 +36,9 @@ pub fn current_layout_key(key: &str) -> &str {
         .map_or(key, |bundle| bundle.key)
 }
 
+/// The chain `init` runs without `--plugins`.
+pub const DEFAULT_CHAIN: &str = "go/v4";
+
 /// A resolved chain of plugins.
 #[derive(Clone)]
 pub struct Chain {

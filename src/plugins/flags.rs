@@ -10,7 +10,7 @@
 //! declaration gives its help and default. A flag given when none of its
 //! plugins is in the project's chain is refused.
 
-use super::{Chain, Hook, PLUGINS, Plugin};
+use super::{Chain, Hook, PLUGINS, Plugin, Role};
 use anyhow::{Result, anyhow, bail};
 use clap::parser::ValueSource;
 use clap::{ArgMatches, FromArgMatches};
@@ -97,15 +97,29 @@ impl Flags {
             let given = self.matches.value_source(&flag.id) == Some(ValueSource::CommandLine);
             if given && !flag.plugins.iter().any(|plugin| chain.contains(plugin)) {
                 bail!(
-                    "--{} is a flag of the plugin {}, which this project's plugin chain ({}) does not run",
+                    "--{} is a flag of the plugin {}, which this project's plugin chain ({}) does not run{}",
                     flag.long,
                     flag.plugins.join(" or "),
-                    chain.layout.join(",")
+                    chain.layout.join(","),
+                    how_to_add(&flag.plugins)
                 );
             }
         }
         Ok(())
     }
+}
+
+/// How to run the optional plugin of `keys` (when one of them is optional):
+/// name it with `--plugins`.
+fn how_to_add(keys: &[&str]) -> String {
+    keys.iter()
+        .filter_map(|key| PLUGINS.iter().find(|p| p.key() == *key))
+        .find(|plugin| plugin.role() == Role::Optional)
+        .map(|plugin| {
+            let name = plugin.short_name().unwrap_or(plugin.key());
+            format!("; add it with --plugins {name}")
+        })
+        .unwrap_or_default()
 }
 
 /// Every plugin flag on `hook`'s command with its plugins.
@@ -132,17 +146,13 @@ fn args_of_plugin(plugin: &dyn Plugin, hook: Hook) -> Vec<clap::Arg> {
 }
 
 /// Every plugin flag on `hook`'s command, once each, with the keys of the
-/// plugins that declare it; a flag two layouts give different meanings has
-/// both helps, joined by `; `.
+/// plugins that declare it and the first declaration's help and default.
 pub fn plugin_args(hook: Hook) -> Vec<(Vec<&'static str>, clap::Arg)> {
     let mut args: Vec<(Vec<&'static str>, clap::Arg)> = Vec::new();
     for plugin in PLUGINS {
         for arg in args_of_plugin(*plugin, hook) {
             match args.iter_mut().find(|(_, a)| a.get_id() == arg.get_id()) {
-                Some((plugins, known)) => {
-                    plugins.push(plugin.key());
-                    *known = with_both_helps(known, &arg);
-                }
+                Some((plugins, _)) => plugins.push(plugin.key()),
                 None => args.push((vec![plugin.key()], arg)),
             }
         }
@@ -150,15 +160,29 @@ pub fn plugin_args(hook: Hook) -> Vec<(Vec<&'static str>, clap::Arg)> {
     args
 }
 
-/// `known` with the help of `other` (the same flag of another plugin)
-/// added, when it says something else.
-fn with_both_helps(known: &clap::Arg, other: &clap::Arg) -> clap::Arg {
-    match (known.get_help(), other.get_help()) {
-        (Some(first), Some(second)) if first.to_string() != second.to_string() => {
-            known.clone().help(format!("{first}; {second}"))
-        }
-        _ => known.clone(),
-    }
+/// [`plugin_args`] as `hook`'s command shows them where `chain` runs: each
+/// flag with the help of the first plugin of the chain that declares it,
+/// and those of plugins the chain does not run hidden. They still parse,
+/// so that [`Flags::check_chain`] refuses them naming their plugin.
+pub fn plugin_args_in(hook: Hook, chain: &Chain) -> Vec<clap::Arg> {
+    plugin_args(hook)
+        .into_iter()
+        .map(|(plugins, arg)| {
+            let own = plugins
+                .iter()
+                .find(|key| chain.contains(key))
+                .and_then(|key| {
+                    let plugin = chain.iter().find(|p| p.key() == *key)?;
+                    args_of_plugin(plugin, hook)
+                        .into_iter()
+                        .find(|a| a.get_id() == arg.get_id())
+                });
+            match own {
+                Some(own) => own,
+                None => arg.hide(true),
+            }
+        })
+        .collect()
 }
 
 /// The flags of the typed options `T`, for a hook's `args`. They take

@@ -117,6 +117,9 @@ pub enum Hook {
 }
 
 impl Hook {
+    /// Every hook, in the order a project meets them.
+    pub const ALL: [Hook; 4] = [Hook::Init, Hook::CreateApi, Hook::CreateWebhook, Hook::Edit];
+
     /// The command, as typed.
     pub fn command(self) -> &'static str {
         match self {
@@ -124,6 +127,16 @@ impl Hook {
             Hook::CreateApi => "create api",
             Hook::CreateWebhook => "create webhook",
             Hook::Edit => "edit",
+        }
+    }
+
+    /// The command's words: its subcommand path on the command line.
+    pub fn words(self) -> &'static [&'static str] {
+        match self {
+            Hook::Init => &["init"],
+            Hook::CreateApi => &["create", "api"],
+            Hook::CreateWebhook => &["create", "webhook"],
+            Hook::Edit => &["edit"],
         }
     }
 }
@@ -407,6 +420,12 @@ pub trait CreateApiHook: Sync {
         _flags: &Flags,
         _resource: &mut Resource,
     ) -> Result<()> {
+        Ok(())
+    }
+
+    /// Once the core flags are read, before the request is checked: adds
+    /// what this plugin's flags ask of the API (go/v4: `--ssa`).
+    fn shape_options(&self, _flags: &Flags, _options: &mut ApiOptions) -> Result<()> {
         Ok(())
     }
 

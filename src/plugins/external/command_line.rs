@@ -7,7 +7,8 @@
 //! PROJECT's `layout` is read from the current directory.
 
 use super::protocol::{Flag, Request};
-use super::{Command, External, run};
+use super::{External, run};
+use crate::plugins::Hook;
 use anyhow::Result;
 use std::path::Path;
 
@@ -34,14 +35,22 @@ pub fn forwarded_args(argv: &[String]) -> Vec<String> {
 
 /// The command a command line runs, and its `--plugins` value.
 #[derive(Debug, PartialEq, Eq)]
-struct Scan {
-    command: Command,
-    plugins: Option<String>,
+pub struct Scan {
+    /// The command.
+    pub command: Hook,
+    /// `--plugins`, as given.
+    pub plugins: Option<String>,
+}
+
+/// The word the `flags` and `metadata` requests name a command by (their
+/// `args` hold `--<word>`): its last word.
+fn request_word(hook: Hook) -> &'static str {
+    hook.words().last().copied().unwrap_or_default()
 }
 
 /// Finds the command of `argv` (program name first) and `--plugins`,
 /// without parsing the rest.
-fn scan(argv: &[String]) -> Option<Scan> {
+pub fn scan(argv: &[String]) -> Option<Scan> {
     let mut words = Vec::new();
     let mut plugins = None;
     let mut args = argv.iter().skip(1);
@@ -55,10 +64,10 @@ fn scan(argv: &[String]) -> Option<Scan> {
         }
     }
     let command = match words.as_slice() {
-        ["init", ..] => Command::Init,
-        ["edit", ..] => Command::Edit,
-        ["create", "api"] => Command::CreateApi,
-        ["create", "webhook"] => Command::CreateWebhook,
+        ["init", ..] => Hook::Init,
+        ["edit", ..] => Hook::Edit,
+        ["create", "api"] => Hook::CreateApi,
+        ["create", "webhook"] => Hook::CreateWebhook,
         _ => return None,
     };
     Some(Scan { command, plugins })
@@ -74,7 +83,7 @@ fn chain_externals(
 ) -> Result<Vec<&'static External>> {
     // Each name with where it comes from, for messages.
     let mut names: Vec<(String, &str)> = Vec::new();
-    if scan.command != Command::Init
+    if scan.command != Hook::Init
         && let Ok(project) = crate::project::Project::load(cwd)
     {
         names.extend(
@@ -118,12 +127,7 @@ pub fn extend(
     }
     let limit = run::timeout()?;
     let help = argv.iter().any(|arg| arg == "--help" || arg == "-h");
-    let path: &[&str] = match scan.command {
-        Command::Init => &["init"],
-        Command::Edit => &["edit"],
-        Command::CreateApi => &["create", "api"],
-        Command::CreateWebhook => &["create", "webhook"],
-    };
+    let path = scan.command.words();
     let add = |mut command: clap::Command| {
         for plugin in &plugins {
             command = with_plugin(command, plugin, scan.command, argv, cwd, limit, help);
@@ -143,13 +147,13 @@ pub fn extend(
 fn with_plugin(
     mut command: clap::Command,
     plugin: &External,
-    which: Command,
+    which: Hook,
     argv: &[String],
     cwd: &Path,
     limit: std::time::Duration,
     help: bool,
 ) -> clap::Command {
-    let request = Request::about("flags", which.word());
+    let request = Request::about("flags", request_word(which));
     let flags = match run::call(&plugin.key, &plugin.path, cwd, &request, limit) {
         Ok(response) => response.flags,
         Err(_) => flags_given(argv),
@@ -234,8 +238,8 @@ fn leak(text: &str) -> &'static str {
 
 /// What `--help` shows of `plugin` in `which` command: its description and
 /// examples from a `metadata` request, or a note that it gave none.
-fn help_text(plugin: &External, which: Command, cwd: &Path, limit: std::time::Duration) -> String {
-    let request = Request::about("metadata", which.word());
+fn help_text(plugin: &External, which: Hook, cwd: &Path, limit: std::time::Duration) -> String {
+    let request = Request::about("metadata", request_word(which));
     let metadata = run::call(&plugin.key, &plugin.path, cwd, &request, limit)
         .map(|response| response.metadata)
         .unwrap_or_default();
@@ -282,13 +286,13 @@ mod tests {
         assert_eq!(
             scan_of("kb --plugins a/v1 create api --group g"),
             Some(Scan {
-                command: Command::CreateApi,
+                command: Hook::CreateApi,
                 plugins: Some("a/v1".into())
             })
         );
         assert_eq!(
             scan_of("kb init --plugins=a/v1").map(|s| s.command),
-            Some(Command::Init)
+            Some(Hook::Init)
         );
         assert_eq!(scan_of("kb version"), None);
         assert_eq!(scan_of("kb alpha generate --plugins a/v1"), None);

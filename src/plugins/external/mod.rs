@@ -10,7 +10,8 @@
 //! - [`command_line`]: the plugin's flags and help on our command line, and
 //!   the arguments forwarded to it;
 //! - [`plugin`]: the plugin as one of the chain's plugins (the only file that
-//!   knows the crate's plugin interface).
+//!   implements the crate's plugin interface; the others use only its
+//!   [`Hook`](crate::plugins::Hook), the command a plugin takes part in).
 
 pub mod command_line;
 pub mod discover;
@@ -20,42 +21,6 @@ pub mod run;
 pub mod universe;
 
 pub use discover::External;
-
-/// The commands an external plugin takes part in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Command {
-    /// `init`.
-    Init,
-    /// `create api`.
-    CreateApi,
-    /// `create webhook`.
-    CreateWebhook,
-    /// `edit`.
-    Edit,
-}
-
-impl Command {
-    /// The request's `command` for this command.
-    pub fn request_name(self) -> &'static str {
-        match self {
-            Command::Init => "init",
-            Command::CreateApi => "create api",
-            Command::CreateWebhook => "create webhook",
-            Command::Edit => "edit",
-        }
-    }
-
-    /// The word the `flags` and `metadata` requests name it by
-    /// (their `args` hold `--<word>`).
-    pub fn word(self) -> &'static str {
-        match self {
-            Command::Init => "init",
-            Command::CreateApi => "api",
-            Command::CreateWebhook => "webhook",
-            Command::Edit => "edit",
-        }
-    }
-}
 
 /// The plugin chain an external plugin is told about, and the `layout` of
 /// the PROJECT it is sent: the project's layout with the plugin's own key

@@ -3,11 +3,11 @@
 //! [`scaffold`] with what the command's context holds.
 
 use super::protocol::{API_VERSION, Request};
-use super::{Command, External, chain_seen_by, run, universe};
+use super::{External, chain_seen_by, run, universe};
 use crate::machinery::Plan;
 use crate::plugins::{
-    ApiContext, CreateApiHook, CreateWebhookHook, EditContext, EditHook, InitContext, InitHook,
-    Output, Plugin, Role, WebhookContext,
+    ApiContext, CreateApiHook, CreateWebhookHook, EditContext, EditHook, Hook, InitContext,
+    InitHook, Output, Plugin, Role, WebhookContext,
 };
 use crate::project::{ProjectFile, bookkeeping};
 use anyhow::{Context as _, Result};
@@ -61,7 +61,7 @@ impl InitHook for ExternalPlugin {
         }
         scaffold(
             self.found,
-            Command::Init,
+            Hook::Init,
             ctx.flags.forwarded(),
             ctx.dir,
             &project,
@@ -78,7 +78,7 @@ impl CreateApiHook for ExternalPlugin {
         bookkeeping::record_api(&mut project, ctx.resource, ctx.options);
         scaffold(
             self.found,
-            Command::CreateApi,
+            Hook::CreateApi,
             ctx.flags.forwarded(),
             ctx.dir,
             &project,
@@ -93,7 +93,7 @@ impl CreateWebhookHook for ExternalPlugin {
         bookkeeping::record_webhook(&mut project, ctx.resource, ctx.options);
         scaffold(
             self.found,
-            Command::CreateWebhook,
+            Hook::CreateWebhook,
             ctx.flags.forwarded(),
             ctx.dir,
             &project,
@@ -106,7 +106,7 @@ impl EditHook for ExternalPlugin {
     fn plan(&self, ctx: &EditContext, out: &mut Output) -> Result<()> {
         scaffold(
             self.found,
-            Command::Edit,
+            Hook::Edit,
             ctx.flags.forwarded(),
             ctx.dir,
             ctx.project,
@@ -120,7 +120,7 @@ impl EditHook for ExternalPlugin {
 /// returns to `plan`.
 pub fn scaffold(
     plugin: &External,
-    command: Command,
+    command: Hook,
     args: &[String],
     dir: &Path,
     project: &ProjectFile,
@@ -134,7 +134,7 @@ pub fn scaffold(
     let request = Request {
         api_version: API_VERSION,
         args: args.to_vec(),
-        command: command.request_name().to_string(),
+        command: command.command().to_string(),
         universe: sent.clone(),
         plugin_chain: chain,
         config: Some(config),

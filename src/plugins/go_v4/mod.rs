@@ -29,6 +29,7 @@ use super::{
 use crate::machinery::clock::current_year;
 use crate::machinery::{Change, Rewrite, Rule, Templates};
 use crate::project::ProjectFile;
+use crate::project::bookkeeping::ApiOptions;
 use crate::resource::{ExternalApi, Origin, Resource, naming};
 use anyhow::{Context as _, Result, bail};
 use clap::ArgAction;
@@ -100,6 +101,17 @@ struct CreateOptions {
           default_value_t = true, default_missing_value = "true", require_equals = true,
           help = "Run make generate, go fmt and go mod tidy afterwards (--make=false to skip)")]
     make: bool,
+}
+
+/// go/v4's flags on `create api`: those of [`CreateOptions`] and `--ssa`.
+#[derive(Debug, clap::Args)]
+struct CreateApiOptions {
+    #[command(flatten)]
+    create: CreateOptions,
+    #[arg(long, value_name = "ssa", action = ArgAction::Set, num_args = 0..=1,
+          default_value_t = false, default_missing_value = "true", require_equals = true,
+          help = "Generate server-side-apply configurations for the type")]
+    ssa: bool,
 }
 
 impl InitHook for GoBase {
@@ -206,7 +218,18 @@ fn shape_resource(
 
 impl CreateApiHook for GoBase {
     fn args(&self) -> Vec<clap::Arg> {
-        args_of::<CreateOptions>()
+        args_of::<CreateApiOptions>()
+    }
+
+    fn shape_options(&self, flags: &Flags, options: &mut ApiOptions) -> Result<()> {
+        let CreateApiOptions { ssa, .. } = flags.get()?;
+        if ssa && !options.resource {
+            bail!(
+                "--ssa applies to the API type this command creates: drop --ssa, or drop --resource=false"
+            );
+        }
+        options.ssa = ssa;
+        Ok(())
     }
 
     fn shape_resource(

@@ -27,7 +27,7 @@ pub(super) struct ExternalApiOptions {
     #[arg(
         long,
         value_name = "external-api-path",
-        help = "in a Rust project, the Rust path of the module holding the type (e.g. acme_types::widgets::v1)"
+        help = "Rust path of the module holding a type from another crate (e.g. acme_types::widgets::v1)"
     )]
     pub(super) external_api_path: Option<String>,
     #[arg(
@@ -39,7 +39,7 @@ pub(super) struct ExternalApiOptions {
     #[arg(
         long,
         value_name = "external-api-module",
-        help = "in a Rust project, the crate to add to Cargo.toml: <crate>@<version> or <crate>@path:<dir>"
+        help = "Crate of the external type, added to Cargo.toml: <crate>@<version> or <crate>@path:<dir>"
     )]
     pub(super) external_api_module: Option<String>,
 }

@@ -180,28 +180,135 @@ fn unknown_and_clashing_chains_are_refused_with_nothing_written() {
     assert!(snapshot_tree(&dir).is_empty());
 }
 
+/// The long flags (`--name`) a `--help` text lists.
+fn listed_flags(help: &str) -> Vec<String> {
+    help.lines()
+        .filter_map(|line| line.trim_start().strip_prefix("--"))
+        .map(|rest| {
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+                .collect();
+            format!("--{name}")
+        })
+        .collect()
+}
+
+/// Asserts that `help` lists every flag of `shown` and none of `hidden`.
+fn assert_lists(help: &str, shown: &[&str], hidden: &[&str]) {
+    let listed = listed_flags(help);
+    for flag in shown {
+        assert!(
+            listed.iter().any(|f| f == flag),
+            "{flag} not listed:\n{help}"
+        );
+    }
+    for flag in hidden {
+        assert!(!listed.iter().any(|f| f == flag), "{flag} listed:\n{help}");
+    }
+}
+
+/// Flags the go/v4 layout, deploy-image/v1-alpha and the Rust layout add
+/// to `create api`.
+const GO_API: &[&str] = &["--ssa", "--external-api-domain", "--make"];
+const DEPLOY_IMAGE: &[&str] = &[
+    "--image",
+    "--run-as-user",
+    "--manifests",
+    "--image-container-port",
+];
+
 #[test]
-fn plugin_flags_show_in_the_help_of_the_commands_they_hook() {
+fn help_lists_the_flags_of_the_plugins_the_command_runs() {
     let (_tmp, dir) = empty_project_dir("ship");
+    // Outside a project, `init` shows the chain it would run.
     let help = kb_ok(&dir, &["init", "--help"]);
-    for flag in [
-        "--repo",
-        "--fetch-deps",
-        "--skip-go-version-check",
-        "--plugins",
-    ] {
-        assert!(help.contains(flag), "{flag} not in init --help");
-    }
+    assert_lists(
+        &help,
+        &[
+            "--repo",
+            "--fetch-deps",
+            "--skip-go-version-check",
+            "--plugins",
+        ],
+        &[],
+    );
+    let help = kb_ok(&dir, &words("init --plugins rust/v1-alpha --help"));
+    assert_lists(
+        &help,
+        &["--domain", "--plugins"],
+        &["--repo", "--fetch-deps"],
+    );
+    let help = kb_ok(&dir, &words("init --plugins kustomize/v2 --help"));
+    assert_lists(&help, &["--domain"], &["--repo"]);
+
+    // A go/v4 project: its own flags with their own help, no other plugin's.
+    crate::common::init_project(&dir, &[]);
     let help = kb_ok(&dir, &["create", "api", "--help"]);
-    for flag in ["--external-api-path", "--make", "--plugins"] {
-        assert!(help.contains(flag), "{flag} not in create api --help");
-    }
-    assert!(!help.contains("--repo"), "--repo belongs to init only");
-    // A flag of both layouts carries both meanings.
+    assert_lists(&help, GO_API, DEPLOY_IMAGE);
+    assert_lists(&help, &["--external-api-path"], &["--repo"]);
     assert!(
-        help.contains("; in a Rust project, the Rust path of the module holding the type"),
+        help.contains("Import path of a type from another module"),
         "{help}"
     );
+    assert!(
+        !help.contains("Rust") && !help.contains("deploy-image"),
+        "{help}"
+    );
+    // An optional plugin named with --plugins adds its flags.
+    let help = kb_ok(
+        &dir,
+        &words("create api --plugins deploy-image/v1-alpha --help"),
+    );
+    assert_lists(&help, DEPLOY_IMAGE, &[]);
+    assert_lists(&help, GO_API, &[]);
+
+    // A Rust project: no Go flag; the shared ones with the Rust help.
+    let (_tmp, rust) = empty_project_dir("yard");
+    kb_ok(
+        &rust,
+        &words("init --plugins rust/v1-alpha --domain example.com"),
+    );
+    let help = kb_ok(&rust, &["create", "api", "--help"]);
+    assert_lists(
+        &help,
+        &["--external-api-path", "--external-api-module"],
+        &["--ssa"],
+    );
+    assert_lists(&help, &[], DEPLOY_IMAGE);
+    assert!(help.contains("Rust path of the module holding"), "{help}");
+    assert!(!help.contains("Import path of a type"), "{help}");
+}
+
+#[test]
+fn a_flag_of_a_plugin_the_chain_does_not_run_is_refused_naming_it() {
+    let (_tmp, dir) = empty_project_dir("ship");
+    crate::common::init_project(&dir, &[]);
+    let before = snapshot_tree(&dir);
+    assert_refused(
+        &dir,
+        &["create", "api"],
+        &words("--group crew --version v1 --kind Captain --image memcached:1.6"),
+        &[
+            "--image is a flag of the plugin deploy-image.go.kubebuilder.io/v1-alpha",
+            "add it with --plugins deploy-image/v1-alpha",
+        ],
+    );
+    assert_eq!(snapshot_tree(&dir), before);
+    // --ssa is go/v4's: a Rust project refuses it rather than ignoring it.
+    let (_tmp, rust) = empty_project_dir("yard");
+    kb_ok(
+        &rust,
+        &words("init --plugins rust/v1-alpha --domain example.com"),
+    );
+    let before = snapshot_tree(&rust);
+    assert_refused(
+        &rust,
+        &["create", "api"],
+        &words("--group crew --version v1 --kind Captain --ssa"),
+        &["--ssa is a flag of the plugin base.go.kubebuilder.io/v4"],
+    );
+    assert_eq!(snapshot_tree(&rust), before);
 }
 
 #[test]
