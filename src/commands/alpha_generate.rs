@@ -8,7 +8,7 @@
 //! backup directory next to the project. Last, the command lists the files
 //! that differ from the original.
 
-use super::replay::{self, Step};
+use super::replay::{self, Order, Step};
 use crate::cli::GenerateArgs;
 use crate::machinery::clock::DateTime;
 use crate::machinery::durable;
@@ -49,8 +49,15 @@ pub fn run(args: &GenerateArgs, cwd: &Path) -> Result<()> {
     let settings = ReplaySettings {
         skip_toolchain_check: args.skip_go_version_check,
     };
-    let steps = replay::steps(&original.file, &chain, license, &settings)?;
-    scaffold(&chain, &steps, &original.file, &input, &staging.path)?;
+    let steps = replay::steps(&original.file, license, Order::WebhooksWithTheirApi)?;
+    scaffold(
+        &chain,
+        &settings,
+        &steps,
+        &original.file,
+        &input,
+        &staging.path,
+    )?;
     keep_unknown_keys(&original, &staging.path, true)?;
     let new_tree = read_tree(&staging.path, &[])?;
 
@@ -106,8 +113,8 @@ pub(crate) fn scaffold_project(input: &Path, out: &Path) -> Result<()> {
     let settings = ReplaySettings {
         skip_toolchain_check: true,
     };
-    let steps = replay::steps(&original.file, &chain, license, &settings)?;
-    scaffold(&chain, &steps, &original.file, input, out)?;
+    let steps = replay::steps(&original.file, license, Order::WebhooksWithTheirApi)?;
+    scaffold(&chain, &settings, &steps, &original.file, input, out)?;
     keep_unknown_keys(&original, out, false)
 }
 
@@ -179,11 +186,13 @@ fn check_output_dir(output: &Path) -> Result<()> {
 }
 
 /// Runs `steps` in the empty scratch directory `dir` (written without
-/// flushes), with the project's `chain`;
+/// flushes), with the project's `chain` (its plugins' `init` flags as
+/// `settings` ask);
 /// optional plugins get the PROJECT sections `original` records for them,
 /// and the user's own files of theirs kept from `input` (see [`keep_user_files`]).
 fn scaffold(
     chain: &Chain,
+    settings: &ReplaySettings,
     steps: &[Step],
     original: &project::ProjectFile,
     input: &Path,
@@ -192,8 +201,9 @@ fn scaffold(
     for step in steps {
         let forwarded = replay::command_line(step, original);
         let plan = match step {
-            Step::Init(options, args) => {
-                let flags = Flags::parse(Hook::Init, args)?.forwarding(forwarded);
+            Step::Init(options) => {
+                let args = replay::init_args(original, chain, settings)?;
+                let flags = Flags::parse(Hook::Init, &args)?.forwarding(forwarded);
                 super::init::plan(chain, options, &flags, dir)?
             }
             Step::CreateApi(entry, options, plugins) => {

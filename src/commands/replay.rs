@@ -10,8 +10,15 @@
 //! (`replay_args`), parsed by `alpha generate` through the same definitions
 //! as the command line's.
 //!
-//! A webhook waits until every API it needs exists: a conversion webhook on a
-//! hub version is scaffolded right after the last of its spoke versions.
+//! The one place PROJECT is turned into commands: `alpha generate` runs the
+//! steps, external plugins get each one's flags as kubebuilder forwards them
+//! ([`command_line`]), and `alpha update` has kubebuilder run them for a
+//! project kubebuilder made (its `ancestor` module renders them as
+//! kubebuilder's command lines).
+//!
+//! When a webhook runs is PROJECT's secret (see [`Order`]); either way it
+//! waits until every API it needs exists: a conversion webhook on a hub
+//! version comes right after the last of its spoke versions.
 
 use super::init::InitOptions;
 use crate::plugins::{Chain, License, ReplaySettings, Role};
@@ -22,8 +29,8 @@ use anyhow::{Context as _, Result};
 /// One command of the sequence.
 #[derive(Debug, Clone)]
 pub enum Step {
-    /// `init`, with the arguments of its plugins' flags.
-    Init(InitOptions, Vec<String>),
+    /// `init` (its plugins' flags: [`init_args`]).
+    Init(InitOptions),
     /// `create api` for a resource entry of PROJECT, with the optional
     /// plugins that took part in it.
     CreateApi(ResourceEntry, ApiOptions, Vec<ApiPlugin>),
@@ -42,17 +49,24 @@ pub struct ApiPlugin {
     pub args: Vec<String>,
 }
 
-/// The steps that re-create `project`, whose layout is `chain`. `license`
+/// When the `create webhook` commands ran. PROJECT records the resources in
+/// the order they were created but not when their webhooks were, and
+/// kubebuilder writes a controller's and a webhook's set-up at the same
+/// place in `cmd/main.go`, so the order shows in the files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// Each resource's webhooks right after its APIs (the book's tutorials;
+    /// `alpha generate`).
+    WebhooksWithTheirApi,
+    /// Every webhook after every API (kubebuilder's own `alpha generate`).
+    WebhooksLast,
+}
+
+/// The steps that re-create `project`, its webhooks in `order`. `license`
 /// is the header the project has now (kept as it is), or `None` for init's
-/// default; `settings` reach the plugins' `init` arguments.
-pub fn steps(
-    project: &ProjectFile,
-    chain: &Chain,
-    license: Option<License>,
-    settings: &ReplaySettings,
-) -> Result<Vec<Step>> {
-    let init = init_options(project, license)?;
-    let mut steps = vec![Step::Init(init, init_args(project, chain, settings)?)];
+/// default.
+pub fn steps(project: &ProjectFile, license: Option<License>, order: Order) -> Result<Vec<Step>> {
+    let mut steps = vec![Step::Init(init_options(project, license)?)];
     let mut waiting: Vec<&ResourceEntry> = Vec::new();
     let mut created: Vec<&ResourceEntry> = Vec::new();
     for entry in &project.resources {
@@ -69,6 +83,9 @@ pub fn steps(
         created.push(entry);
         if entry.webhooks.is_some() {
             waiting.push(entry);
+        }
+        if order == Order::WebhooksLast {
+            continue;
         }
         waiting.retain(|webhook| {
             let ready = spokes_exist(webhook, &created);
@@ -95,7 +112,7 @@ pub fn command_line(step: &Step, project: &ProjectFile) -> Vec<String> {
         args.extend(value.map(str::to_string));
     };
     match step {
-        Step::Init(options, _) => {
+        Step::Init(options) => {
             flag("domain", Some(&options.domain));
             if let Some(repo) = project.repo.as_deref().filter(|repo| !repo.is_empty()) {
                 flag("repo", Some(repo));
@@ -201,8 +218,8 @@ fn init_options(project: &ProjectFile, license: Option<License>) -> Result<InitO
 }
 
 /// The arguments of the plugin flags of `init`, as each plugin of the
-/// chain gives them for `project`.
-fn init_args(
+/// chain gives them for `project`; `settings` reach them.
+pub fn init_args(
     project: &ProjectFile,
     chain: &Chain,
     settings: &ReplaySettings,
@@ -289,7 +306,7 @@ mod tests {
         steps
             .iter()
             .map(|step| match step {
-                Step::Init(o, args) => format!("init {} {args:?}", o.project_name),
+                Step::Init(o) => format!("init {}", o.project_name),
                 Step::CreateApi(e, r, plugins) => format!(
                     "api {}/{}/{} resource={} controller={:?}{}",
                     e.group.as_deref().unwrap_or_default(),
@@ -371,17 +388,35 @@ version: \"3\"
     #[test]
     fn steps_follow_project_order_and_wait_for_spokes() {
         let project = Project::parse(PROJECT).unwrap().file;
-        let chain = Chain::from_layout(&project.layout).unwrap();
-        let steps = steps(&project, &chain, None, &SKIP_CHECK).unwrap();
+        let steps = steps(&project, None, Order::WebhooksWithTheirApi).unwrap();
         assert_eq!(
             names(&steps),
             [
-                "init ship [\"--repo=example.com/ship\", \"--fetch-deps=false\", \"--skip-go-version-check=true\"]",
+                "init ship",
                 "api crew/v1/Captain resource=true controller=Some(\"\")",
                 "api crew/v1/Captain resource=false controller=Some(\"captain-backup\")",
                 "webhook crew/v1/Captain d=true v=false c=false spokes=[]",
                 "api crew/v1/FirstMate resource=true controller=Some(\"\")",
                 "api crew/v2/FirstMate resource=true controller=None",
+                "webhook crew/v1/FirstMate d=false v=false c=true spokes=[\"v2\"]",
+                "webhook core/v1/Pod d=false v=true c=false spokes=[]",
+                "edit --plugins grafana.kubebuilder.io/v1-alpha",
+            ]
+        );
+    }
+
+    #[test]
+    fn webhooks_last_come_after_every_api_in_project_order() {
+        let project = Project::parse(PROJECT).unwrap().file;
+        let steps = steps(&project, None, Order::WebhooksLast).unwrap();
+        let names = names(&steps);
+        let first_webhook = names.iter().position(|n| n.starts_with("webhook")).unwrap();
+        let last_api = names.iter().rposition(|n| n.starts_with("api")).unwrap();
+        assert!(last_api < first_webhook, "{names:#?}");
+        assert_eq!(
+            names[first_webhook..],
+            [
+                "webhook crew/v1/Captain d=true v=false c=false spokes=[]",
                 "webhook crew/v1/FirstMate d=false v=false c=true spokes=[\"v2\"]",
                 "webhook core/v1/Pod d=false v=true c=false spokes=[]",
                 "edit --plugins grafana.kubebuilder.io/v1-alpha",
@@ -396,8 +431,7 @@ version: \"3\"
             "plugins:\n  deploy-image.go.kubebuilder.io/v1-alpha:\n    resources:\n    - domain: my.domain\n      group: crew\n      kind: FirstMate\n      options:\n        containerPort: \"8080\"\n        image: nginx:1.27\n      version: v1\n",
         );
         let project = Project::parse(&text).unwrap().file;
-        let chain = Chain::from_layout(&project.layout).unwrap();
-        let names = names(&steps(&project, &chain, None, &SKIP_CHECK).unwrap());
+        let names = names(&steps(&project, None, Order::WebhooksWithTheirApi).unwrap());
         assert!(
             names.contains(&"api crew/v1/FirstMate resource=true controller=Some(\"\") --plugins deploy-image.go.kubebuilder.io/v1-alpha [\"--image=nginx:1.27\", \"--image-container-port=8080\", \"--manifests=false\"]".to_string()),
             "{names:#?}"
@@ -416,7 +450,7 @@ version: \"3\"
         let text = PROJECT.replace("repo: example.com/ship\n", "");
         let project = Project::parse(&text).unwrap().file;
         let chain = Chain::from_layout(&project.layout).unwrap();
-        let err = steps(&project, &chain, None, &SKIP_CHECK)
+        let err = init_args(&project, &chain, &SKIP_CHECK)
             .unwrap_err()
             .to_string();
         assert!(err.contains("no `repo`"), "{err}");

@@ -17,8 +17,10 @@
 //! How kubebuilder itself is run is in the sibling module `kubebuilder`.
 
 use super::kubebuilder::{GRAFANA, Kubebuilder, Step, last_lines};
+use crate::commands::replay::{self, Order};
 use crate::machinery::tree::{self, Tree};
 use crate::plugins::chain::current_layout_key;
+use crate::project::bookkeeping::ApiOptions;
 use crate::project::cli_version::{self, Origin};
 use crate::project::{Project, ProjectFile, ResourceEntry};
 use anyhow::{Context as _, Result, bail};
@@ -170,10 +172,10 @@ fn kubebuilder_version(text: &str) -> Option<String> {
 fn replay_project(kubebuilder: &Kubebuilder, input: &Path, out: &Path, like: &Tree) -> Result<()> {
     let project = Project::load(input)?;
     let license = kubebuilder.license_args(input)?;
-    let Some(first) = steps(&project.file, license.clone(), Order::WebhooksLast) else {
+    let Some(first) = steps(&project.file, &license, Order::WebhooksLast)? else {
         return kubebuilder.generate(input, out);
     };
-    let second = steps(&project.file, license, Order::WebhooksWithTheirApi)
+    let second = steps(&project.file, &license, Order::WebhooksWithTheirApi)?
         .filter(|second| *second != first);
     kubebuilder.replay(&first, input, out)?;
     let Some(second) = second else {
@@ -189,18 +191,6 @@ fn replay_project(kubebuilder: &Kubebuilder, input: &Path, out: &Path, like: &Tr
             .with_context(|| format!("cannot move the ancestor to {}", out.display()))?;
     }
     Ok(())
-}
-
-/// When the `create webhook` commands ran. PROJECT records the resources in
-/// the order they were created but not when their webhooks were, and
-/// kubebuilder inserts both a controller's and a webhook's set-up at the
-/// same place in `cmd/main.go`, so the order shows in the files.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Order {
-    /// Every webhook after every API (kubebuilder's own `alpha generate`).
-    WebhooksLast,
-    /// Each resource's webhooks right after its APIs (the book's tutorials).
-    WebhooksWithTheirApi,
 }
 
 /// How close the replay `tree` is to `like`, against the other replay
@@ -223,46 +213,45 @@ fn closeness(tree: &Tree, other: &Tree, like: &Tree) -> (usize, usize) {
     (files, lines)
 }
 
-/// The command sequence that re-creates `project` with kubebuilder in
-/// `order`, or `None` when PROJECT records a plugin the sequence cannot add.
-fn steps(project: &ProjectFile, license: Vec<String>, order: Order) -> Option<Vec<Step>> {
-    let mut plugin_steps = Vec::new();
-    for key in project.plugins.keys() {
-        match key.as_str()? {
-            GRAFANA => plugin_steps.insert(0, Step::Grafana),
-            AUTOUPDATE => plugin_steps.push(Step::Run(
-                ["edit", "--plugins", AUTOUPDATE].map(String::from).into(),
+/// The command sequence that re-creates `project` with kubebuilder, its
+/// webhooks in `order` (see [`replay::steps`]), as kubebuilder's command
+/// lines; `None` when the sequence cannot express it: a plugin other than
+/// Grafana and auto-update, or, with each webhook after its API, a
+/// conversion webhook (kubebuilder needs its spoke versions first).
+fn steps(project: &ProjectFile, license: &[String], order: Order) -> Result<Option<Vec<Step>>> {
+    let expressible = project
+        .plugins
+        .keys()
+        .all(|key| matches!(key.as_str(), Some(GRAFANA | AUTOUPDATE)));
+    let converts =
+        |entry: &ResourceEntry| entry.webhooks.as_ref().and_then(|w| w.conversion) == Some(true);
+    if !expressible
+        || (order == Order::WebhooksWithTheirApi && project.resources.iter().any(converts))
+    {
+        return Ok(None);
+    }
+    let mut commands = Vec::new();
+    let mut plugins = Vec::new();
+    for step in replay::steps(project, None, order)? {
+        match step {
+            replay::Step::Init(_) => commands.push(Step::Run(init_args(project, license))),
+            replay::Step::CreateApi(entry, options, _) => {
+                commands.push(Step::Run(api_args(&entry, &options)));
+            }
+            replay::Step::CreateWebhook(entry, _) => commands.extend(webhook_step(&entry)),
+            replay::Step::AddPlugin(GRAFANA) => plugins.insert(0, Step::Grafana),
+            replay::Step::AddPlugin(key) => plugins.push(Step::Run(
+                ["edit", "--plugins", key].map(String::from).into(),
             )),
-            _ => return None,
         }
     }
-    let mut steps = vec![Step::Run(init_args(project, license))];
-    match order {
-        Order::WebhooksLast => {
-            steps.extend(project.resources.iter().flat_map(api_steps));
-            steps.extend(project.resources.iter().filter_map(webhook_step));
-        }
-        Order::WebhooksWithTheirApi => {
-            let conversion = |entry: &ResourceEntry| {
-                entry.webhooks.as_ref().and_then(|w| w.conversion) == Some(true)
-            };
-            if project.resources.iter().any(conversion) {
-                // A conversion webhook needs its spoke versions first.
-                return None;
-            }
-            for entry in &project.resources {
-                steps.extend(api_steps(entry));
-                steps.extend(webhook_step(entry));
-            }
-        }
-    }
-    steps.extend(plugin_steps);
-    Some(steps)
+    commands.extend(plugins);
+    Ok(Some(commands))
 }
 
 /// `init` with PROJECT's layout (older Go layouts as go/v4), domain, repo,
 /// name and settings, and the license arguments.
-fn init_args(project: &ProjectFile, license: Vec<String>) -> Vec<String> {
+fn init_args(project: &ProjectFile, license: &[String]) -> Vec<String> {
     let mut args = vec!["init".to_string()];
     if !project.layout.is_empty() {
         let layout: Vec<&str> = project
@@ -288,57 +277,32 @@ fn init_args(project: &ProjectFile, license: Vec<String>) -> Vec<String> {
     if project.namespaced == Some(true) {
         args.push("--namespaced".into());
     }
-    args.extend(license);
+    args.extend(license.iter().cloned());
     args
 }
 
-/// The `create api` commands of one resource, as a user runs them: the API
-/// type together with its first controller, then each further controller.
-fn api_steps(entry: &ResourceEntry) -> Vec<Step> {
-    let mut names: Vec<Option<&str>> = entry
-        .controllers
-        .iter()
-        .map(|c| Some(c.name.as_str()))
-        .collect();
-    if names.is_empty() && entry.controller == Some(true) {
-        names.push(None);
-    }
-    let default_name = entry.kind.to_ascii_lowercase();
-    let named = |name: Option<&'_ str>| -> Option<String> {
-        name.filter(|name| *name != default_name)
-            .map(str::to_string)
-    };
-    let mut steps = Vec::new();
-    let mut names = names.into_iter();
-    if let Some(api) = entry.api.as_ref().filter(|api| api.crd_version.is_some()) {
-        let mut args = create_args("api", entry);
+/// One `create api` as a user runs it: the API type (with its scope and
+/// `--ssa`) and/or a controller, named when not after the kind.
+fn api_args(entry: &ResourceEntry, options: &ApiOptions) -> Vec<String> {
+    let mut args = create_args("api", entry);
+    if options.resource {
         args.push("--resource".into());
-        if api.namespaced != Some(true) {
+        if entry.api.as_ref().and_then(|api| api.namespaced) != Some(true) {
             args.push("--namespaced=false".into());
         }
-        if api.ssa == Some(true) {
+        if options.ssa {
             args.push("--ssa".into());
         }
-        match names.next() {
-            Some(name) => args.extend(controller_args(named(name))),
-            None => args.push("--controller=false".into()),
-        }
-        steps.push(Step::Run(args));
-    }
-    for name in names {
-        let mut args = create_args("api", entry);
+    } else {
         args.push("--resource=false".into());
-        args.extend(controller_args(named(name)));
-        steps.push(Step::Run(args));
     }
-    steps
-}
-
-/// `--controller=true`, with `--controller-name` when it is not the default.
-fn controller_args(name: Option<String>) -> Vec<String> {
-    let mut args = vec!["--controller=true".to_string()];
-    if let Some(name) = name {
-        args.extend(["--controller-name".into(), name]);
+    if !options.controller {
+        args.push("--controller=false".into());
+        return args;
+    }
+    args.push("--controller=true".into());
+    if let Some(name) = &options.controller_name {
+        args.extend(["--controller-name".into(), name.clone()]);
     }
     args
 }
@@ -512,8 +476,10 @@ version: \"3\"
 
     #[test]
     fn the_sequence_creates_apis_with_their_controllers_then_webhooks_then_plugins() {
-        let license = vec!["--license".into(), "none".into()];
-        let steps = steps(&project(PROJECT), license, Order::WebhooksLast).unwrap();
+        let license = ["--license".to_string(), "none".into()];
+        let steps = steps(&project(PROJECT), &license, Order::WebhooksLast)
+            .unwrap()
+            .unwrap();
         assert_eq!(
             lines(&steps),
             [
@@ -533,9 +499,9 @@ version: \"3\"
 
     #[test]
     fn webhooks_with_their_api_follow_each_resource_unless_one_converts() {
-        let license = || vec!["--license".into(), "none".into()];
+        let license = ["--license".to_string(), "none".into()];
         let with_their_api =
-            |text: &str| steps(&project(text), license(), Order::WebhooksWithTheirApi);
+            |text: &str| steps(&project(text), &license, Order::WebhooksWithTheirApi).unwrap();
         assert_eq!(
             with_their_api(PROJECT),
             None,
@@ -567,7 +533,7 @@ version: \"3\"
             "example.com/unknown/v1: {}",
         ] {
             let text = PROJECT.replace("plugins:\n", &format!("plugins:\n  {key}\n"));
-            let steps = steps(&project(&text), Vec::new(), Order::WebhooksLast);
+            let steps = steps(&project(&text), &[], Order::WebhooksLast).unwrap();
             assert_eq!(steps, None, "{key}");
         }
     }
