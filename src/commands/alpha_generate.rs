@@ -90,7 +90,7 @@ pub fn run(args: &GenerateArgs, cwd: &Path) -> Result<()> {
         if let Some(layout) = chain.layout() {
             layout.after_generate(&target, &project.file, &written)?;
         }
-        complete_optional_plugins(&original.file, &target)?;
+        complete_optional_plugins(&chain, &original.file, &target)?;
     }
     print_differences(&original_dir, &target)
 }
@@ -122,7 +122,11 @@ pub(crate) fn scaffold_project(input: &Path, out: &Path) -> Result<()> {
 /// records runs its toolchain step (helm/v2-alpha: `make build-installer`)
 /// and then again, so files made from the toolchain's output (the Helm
 /// chart) are written too.
-fn complete_optional_plugins(original: &project::ProjectFile, target: &Path) -> Result<()> {
+fn complete_optional_plugins(
+    chain: &Chain,
+    original: &project::ProjectFile,
+    target: &Path,
+) -> Result<()> {
     for key in replay::optional_plugins(original) {
         let Some(hook) = crate::plugins::by_key(key).and_then(|plugin| plugin.edit()) else {
             continue;
@@ -130,7 +134,7 @@ fn complete_optional_plugins(original: &project::ProjectFile, target: &Path) -> 
         let mut project = Project::load(target)?;
         hook.after_generate(target, &project.file)?;
         let section = original.plugins.get(key).cloned();
-        let plan = super::edit::plan_added_plugin(key, section, target, &mut project)?;
+        let plan = super::edit::plan_added_plugin(chain, key, section, target, &mut project)?;
         plan.resolve(target, false)?.apply()?;
     }
     Ok(())
@@ -229,7 +233,7 @@ fn scaffold(
                 keep_user_files(key, input, dir)?;
                 let mut project = Project::load(dir)?;
                 let section = original.plugins.get(*key).cloned();
-                super::edit::plan_added_plugin(key, section, dir, &mut project)?
+                super::edit::plan_added_plugin(chain, key, section, dir, &mut project)?
             }
         };
         plan.resolve(dir, false)?.apply_scratch()?;

@@ -84,6 +84,7 @@ pub(crate) fn plan(
     bookkeeping::check_api(&project.file, resource, options)?;
     let mut out = Output::default();
     let ctx = ApiContext {
+        chain,
         dir,
         project: &project.file,
         resource,

@@ -126,6 +126,7 @@ pub(crate) fn plan(
     bookkeeping::check_webhook(&project.file, resource, options)?;
     let mut out = Output::default();
     let ctx = WebhookContext {
+        chain,
         dir,
         project: &project.file,
         resource,

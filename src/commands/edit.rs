@@ -26,6 +26,7 @@ pub fn run(args: &EditArgs, plugins: Option<&str>, flags: &Flags, dir: &Path) ->
     let original = project.file.clone();
     let mut out = Output::default();
     let ctx = EditContext {
+        chain: &chain,
         dir,
         project: &original,
         request: &request,
@@ -66,10 +67,12 @@ pub fn run(args: &EditArgs, plugins: Option<&str>, flags: &Flags, dir: &Path) ->
     Ok(())
 }
 
-/// Plans `edit --plugins <key>` with no setting changed, for `alpha generate`:
+/// Plans `edit --plugins <key>` in a project of `chain` with no setting
+/// changed, for `alpha generate`:
 /// the plugin's files and its PROJECT section. `section` is what the original
 /// PROJECT records for the plugin (its settings), if anything.
 pub(crate) fn plan_added_plugin(
+    chain: &Chain,
     key: &str,
     section: Option<serde_norway::Value>,
     dir: &Path,
@@ -84,7 +87,9 @@ pub(crate) fn plan_added_plugin(
     let mut out = Output::default();
     let original = project.file.clone();
     let flags = Flags::defaults(Hook::Edit);
+    let chain = chain.clone().with_extra(key)?;
     let ctx = EditContext {
+        chain: &chain,
         dir,
         project: &original,
         request: &EditRequest::default(),

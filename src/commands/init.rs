@@ -101,6 +101,7 @@ pub(crate) fn plan(
         ..ProjectFile::default()
     };
     let ctx = InitContext {
+        chain,
         dir,
         owner: options.owner.as_deref(),
         license: &options.license,

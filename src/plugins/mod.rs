@@ -199,8 +199,10 @@ pub fn plan_boilerplate_edit(
 }
 
 /// What every plugin gets for `init`.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct InitContext<'a> {
+    /// The plugins the command runs.
+    pub chain: &'a Chain,
     /// The directory being initialised.
     pub dir: &'a Path,
     /// Copyright owner for license headers.
@@ -212,8 +214,10 @@ pub struct InitContext<'a> {
 }
 
 /// What every plugin gets for `create api`.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ApiContext<'a> {
+    /// The plugins the command runs.
+    pub chain: &'a Chain,
     /// The project root.
     pub dir: &'a Path,
     /// PROJECT as it was before this command.
@@ -227,8 +231,10 @@ pub struct ApiContext<'a> {
 }
 
 /// What every plugin gets for `create webhook`.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct WebhookContext<'a> {
+    /// The plugins the command runs.
+    pub chain: &'a Chain,
     /// The project root.
     pub dir: &'a Path,
     /// PROJECT as it was before this command.
@@ -262,8 +268,10 @@ pub struct EditRequest {
 }
 
 /// What every plugin gets for `edit`.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct EditContext<'a> {
+    /// The plugins the command runs.
+    pub chain: &'a Chain,
     /// The project root.
     pub dir: &'a Path,
     /// PROJECT as it was before this command.
@@ -537,6 +545,15 @@ pub trait EditHook: Sync {
     }
 }
 
+/// The toolchain a language layout's projects are built with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Toolchain {
+    /// Go (`go build`, `go install`).
+    Go,
+    /// Rust's cargo.
+    Cargo,
+}
+
 /// What optional plugins and the commands ask of a language layout, so that
 /// none of them names a layout: found through the chain with
 /// [`Chain::layout`].
@@ -546,9 +563,13 @@ pub trait Layout: Sync {
 
     /// The project's language, which names the folder of an optional
     /// plugin's templates for it (deploy-image/v1-alpha's
-    /// `create-api/<language>`) and the toolchain a workflow sets up: `go`,
-    /// `rust`.
+    /// `create-api/<language>`): `go`, `rust`.
     fn language(&self) -> &'static str;
+
+    /// The toolchain that builds the project, for an optional plugin that
+    /// sets it up (a CI workflow) or builds with it (helm from source);
+    /// `None` when it is none of those.
+    fn toolchain(&self) -> Option<Toolchain>;
 
     /// The versions of what the layout scaffolds, as `version` prints them:
     /// what, and its version.

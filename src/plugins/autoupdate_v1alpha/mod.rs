@@ -16,7 +16,7 @@
 //! The update needs to know which tool and version made the project, so the
 //! plugin refuses a PROJECT without `cliVersion`, as kubebuilder does.
 
-use super::{Chain, EditContext, EditHook, Output, Plugin, Role};
+use super::{Chain, EditContext, EditHook, Output, Plugin, Role, Toolchain};
 use crate::machinery::rewrite::read_if_present;
 use crate::machinery::{Change, Context, Syntax, Templates};
 use anyhow::{Result, bail};
@@ -85,7 +85,7 @@ impl EditHook for AutoUpdate {
                 "PROJECT has no cliVersion, which `alpha update` needs to find the scaffold the project was made from: add `cliVersion: <version of the tool that made it>` to PROJECT (for example `cliVersion: 4.16.0` for kubebuilder v4.16.0) and run this command again"
             );
         }
-        let contents = workflow(&ctx.project.layout)?;
+        let contents = workflow(ctx.chain)?;
         let existing = read_if_present(ctx.dir, Path::new(WORKFLOW))?;
         match existing {
             Some(text) if text == contents => {}
@@ -105,15 +105,14 @@ impl EditHook for AutoUpdate {
     }
 }
 
-/// The workflow for a project whose PROJECT `layout` lists these plugin keys.
-fn workflow(layout: &[String]) -> Result<String> {
+/// The workflow for a project of `chain`, setting up its toolchain.
+fn workflow(chain: &Chain) -> Result<String> {
     let templates = Templates::load_with(TEMPLATE_DIR, &["edit"], Syntax::Brackets)?;
-    let chain = Chain::from_layout(layout)?;
-    let language = chain.layout().map(|layout| layout.language());
+    let toolchain = chain.layout().and_then(|layout| layout.toolchain());
     let mut context = Context::new();
     context.insert("source", &install_source());
-    context.insert("go", &(language == Some("go")));
-    context.insert("rust", &(language == Some("rust")));
+    context.insert("go", &(toolchain == Some(Toolchain::Go)));
+    context.insert("rust", &(toolchain == Some(Toolchain::Cargo)));
     templates.render(&format!("edit/{WORKFLOW}.jinja"), &context)
 }
 
@@ -121,9 +120,9 @@ fn workflow(layout: &[String]) -> Result<String> {
 mod tests {
     use super::*;
 
-    /// PROJECT's `layout` as `init --plugins <spec>` records it.
-    fn layout(spec: &str) -> Vec<String> {
-        Chain::parse(spec).unwrap().layout
+    /// The chain `init --plugins <spec>` records.
+    fn layout(spec: &str) -> Chain {
+        Chain::parse(spec).unwrap()
     }
 
     #[test]

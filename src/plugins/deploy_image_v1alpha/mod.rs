@@ -16,7 +16,9 @@ mod options;
 mod rust;
 
 use super::flags::args_of;
-use super::{AfterWrite, ApiContext, Chain, CreateApiHook, Layout, Output, Plugin, Role};
+use super::{
+    AfterWrite, ApiContext, Chain, CreateApiHook, Layout, Output, Plugin, Role, Toolchain,
+};
 use crate::machinery::{Templates, path_vars};
 use crate::project::{ProjectFile, ResourceEntry};
 use crate::resource::{Origin, Resource};
@@ -71,8 +73,8 @@ impl CreateApiHook for DeployImage {
             options.image_container_port.as_deref(),
             options.run_as_user.as_deref(),
         )?;
-        let chain = Chain::from_layout(&ctx.project.layout)?;
-        plan_files(ctx, language_layout(&chain)?, &operand, out)?;
+        let chain = ctx.chain;
+        plan_files(ctx, language_layout(chain)?, &operand, out)?;
         let Some(manifests) = chain.manifests_layout() else {
             bail!(
                 "{NAME} passes the image to the manager in config/, which the project's chain ({}) does not write: add kustomize/v2 to its layout",
@@ -176,25 +178,19 @@ fn plan_files(
     let templates = Templates::load(TEMPLATE_DIR, &["create-api"])?;
     let api = layout.api_template_context(ctx)?;
     let kind = &ctx.resource.kind;
-    let (context, mut vars, language) = match layout.language() {
-        "go" => (
-            go::with_operand(api.context, kind, operand),
-            api.vars,
-            "create-api/go",
-        ),
-        "rust" => (
-            rust::with_operand(api.context, kind, operand),
-            api.vars,
-            "create-api/rust",
-        ),
-        other => bail!(
-            "{NAME} has no templates for the {} layout ({other}): use it with go/v4 or rust/v1-alpha",
+    let context = match layout.toolchain() {
+        Some(Toolchain::Go) => go::with_operand(api.context, kind, operand),
+        Some(Toolchain::Cargo) => rust::with_operand(api.context, kind, operand),
+        None => bail!(
+            "{NAME} has no templates for the {} layout: use it with go/v4 or rust/v1-alpha",
             layout.name()
         ),
     };
+    let mut vars = api.vars;
     vars.push(("group", ctx.resource.group.clone()));
     let vars = path_vars(&vars);
-    for folder in ["create-api/common", language] {
+    let language = format!("create-api/{}", layout.language());
+    for folder in ["create-api/common", language.as_str()] {
         templates.plan_tree(folder, &context, &vars, &mut out.plan)?;
     }
     Ok(())

@@ -24,7 +24,7 @@ use super::flags::args_of;
 use super::{
     AfterWrite, ApiContext, ApiTemplateContext, CreateApiHook, CreateWebhookHook, DomainOption,
     EditContext, EditHook, Flags, InitContext, InitHook, Layout, License, Output, Plugin,
-    ReplaySettings, Role, UpdateHook, WebhookContext,
+    ReplaySettings, Role, Toolchain, UpdateHook, WebhookContext,
 };
 use crate::machinery::clock::current_year;
 use crate::machinery::{Change, Rewrite, Rule, Templates};
@@ -333,6 +333,10 @@ impl Layout for GoBase {
 
     fn language(&self) -> &'static str {
         "go"
+    }
+
+    fn toolchain(&self) -> Option<Toolchain> {
+        Some(Toolchain::Go)
     }
 
     fn versions(&self) -> Vec<(&'static str, String)> {

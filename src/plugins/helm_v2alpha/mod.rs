@@ -31,7 +31,7 @@ mod values;
 
 use super::chain::Chain;
 use super::flags::args_of;
-use super::{EditContext, EditHook, Output, Plugin, Role};
+use super::{EditContext, EditHook, Output, Plugin, Role, Toolchain};
 use crate::machinery::rewrite::read_if_present;
 use crate::machinery::steps::{Progress, Step};
 use crate::machinery::{Change, Context, Syntax, Templates};
@@ -148,7 +148,7 @@ impl Helm {
         context.insert("name", &name);
         context.insert("chart_dir", &settings.chart_dir());
         context.insert("helm_version", HELM_VERSION);
-        let go = is_go(ctx.project)?;
+        let go = builds_with_go(ctx.chain);
         context.insert("go", &go);
         let manifests = match manifests_text(ctx, &settings, out, missing)? {
             Some(text) => Some(Manifests::parse(&text, &settings.manifests)?),
@@ -318,18 +318,14 @@ fn chart_name(project: &ProjectFile) -> Result<String> {
     }
 }
 
-/// Whether the project's layout is written in Go (or PROJECT names no layout
-/// this tool knows the language of). A Go project's `make install-helm`
-/// builds helm with `go install`; any other fetches helm's release archive
-/// with `hack/install-helm.sh`, and its chart workflow sets up no Go.
-fn is_go(project: &ProjectFile) -> Result<bool> {
-    if project.layout.is_empty() {
-        return Ok(true);
-    }
-    let chain = Chain::from_layout(&project.layout)?;
-    Ok(chain
+/// Whether the project is built with Go (or its chain has no language
+/// layout). A Go project's `make install-helm` builds helm with `go
+/// install`; any other fetches helm's release archive with
+/// `hack/install-helm.sh`, and its chart workflow sets up no Go.
+fn builds_with_go(chain: &Chain) -> bool {
+    chain
         .layout()
-        .is_none_or(|layout| layout.language() == "go"))
+        .is_none_or(|layout| layout.toolchain() == Some(Toolchain::Go))
 }
 
 /// The folder of the files a project whose layout is not Go's gets besides:

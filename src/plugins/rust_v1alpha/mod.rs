@@ -25,8 +25,8 @@ pub use versions::{Versions, versions};
 use super::flags::args_of;
 use super::{
     ApiContext, ApiTemplateContext, CreateApiHook, CreateWebhookHook, DomainOption, EditContext,
-    EditHook, Flags, InitContext, InitHook, Layout, License, Output, Plugin, Role, UpdateHook,
-    WebhookContext,
+    EditHook, Flags, InitContext, InitHook, Layout, License, Output, Plugin, Role, Toolchain,
+    UpdateHook, WebhookContext,
 };
 use crate::machinery::clock::current_year;
 use crate::machinery::steps::{Progress, Step};
@@ -197,6 +197,10 @@ impl Layout for RustBase {
 
     fn language(&self) -> &'static str {
         "rust"
+    }
+
+    fn toolchain(&self) -> Option<Toolchain> {
+        Some(Toolchain::Cargo)
     }
 
     fn versions(&self) -> Vec<(&'static str, String)> {

@@ -111,6 +111,10 @@ impl Layout for Toy {
         "toy"
     }
 
+    fn toolchain(&self) -> Option<super::Toolchain> {
+        None
+    }
+
     fn versions(&self) -> Vec<(&'static str, String)> {
         vec![("toy", "1.0".to_string())]
     }
