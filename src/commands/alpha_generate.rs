@@ -250,7 +250,7 @@ fn check_repo_kept(original: &project::ProjectFile, chain: &Chain, dir: &Path) -
     if original.repo.is_some() && Project::load(dir)?.file.repo.is_none() {
         bail!(
             "PROJECT has a `repo`, but its layout {} takes none; remove it",
-            chain.layout.join(",")
+            chain.keys.join(",")
         );
     }
     Ok(())

@@ -54,7 +54,7 @@ pub fn run(args: &EditArgs, plugins: Option<&str>, flags: &Flags, dir: &Path) ->
     if !printed && out.notes.is_empty() {
         out.notes.push(format!(
             "The project already has {}: nothing to change.",
-            chain.layout.join(",")
+            chain.keys.join(",")
         ));
     }
     for note in &out.notes {

@@ -94,7 +94,7 @@ pub(crate) fn plan(
     let mut file = ProjectFile {
         version: project::PROJECT_VERSION.to_string(),
         domain: settings.then(|| options.domain.clone()),
-        layout: chain.layout.clone(),
+        layout: chain.keys.clone(),
         project_name: settings.then(|| options.project_name.clone()),
         multigroup: (settings && options.multigroup).then_some(true),
         namespaced: (settings && options.namespaced).then_some(true),

@@ -42,17 +42,16 @@ pub const DEFAULT_CHAIN: &str = "go/v4";
 /// A resolved chain of plugins.
 #[derive(Clone)]
 pub struct Chain {
-    /// The items as PROJECT's `layout` records them.
-    pub layout: Vec<String>,
+    /// The chain's items by key, as PROJECT's `layout` records them (not
+    /// to be confused with [`Chain::layout`], its language layout).
+    pub keys: Vec<String>,
     /// Every plugin, bundles expanded, in the order they run.
     pub plugins: Vec<&'static dyn Plugin>,
 }
 
 impl std::fmt::Debug for Chain {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Chain")
-            .field("layout", &self.layout)
-            .finish()
+        f.debug_struct("Chain").field("keys", &self.keys).finish()
     }
 }
 
@@ -69,7 +68,7 @@ impl Chain {
             bail!("--plugins {spec:?} names no plugin; {}", known());
         }
         let mut chain = Self {
-            layout: Vec::new(),
+            keys: Vec::new(),
             plugins: Vec::new(),
         };
         for name in names {
@@ -102,7 +101,7 @@ impl Chain {
                 bail!(
                     "--plugins {}: the project's layout is {}, and its layout plugins cannot be changed after init; optional plugins: {}",
                     display_name(plugin),
-                    self.layout.join(","),
+                    self.keys.join(","),
                     names_of_role(Role::Optional)
                 );
             }
@@ -154,7 +153,7 @@ impl Chain {
                 );
             }
         }
-        self.layout.extend(keys.iter().map(|key| key.to_string()));
+        self.keys.extend(keys.iter().map(|key| key.to_string()));
         self.plugins.extend(plugins);
         Ok(())
     }
@@ -262,7 +261,7 @@ mod tests {
     fn the_go_bundle_expands_and_is_recorded_as_one_key() {
         for spec in ["go/v4", "go.kubebuilder.io/v4"] {
             let chain = Chain::parse(spec).unwrap();
-            assert_eq!(chain.layout, ["go.kubebuilder.io/v4"]);
+            assert_eq!(chain.keys, ["go.kubebuilder.io/v4"]);
             assert_eq!(
                 keys(&chain),
                 [
@@ -281,9 +280,9 @@ mod tests {
                 "base.rust.kubebuilder-rs.io/v1-alpha",
                 "kustomize.common.kubebuilder.io/v2",
             ];
-            assert_eq!(chain.layout, expected);
+            assert_eq!(chain.keys, expected);
             assert_eq!(keys(&chain), expected);
-            assert!(Chain::from_layout(&chain.layout).is_ok());
+            assert!(Chain::from_layout(&chain.keys).is_ok());
         }
         let err = Chain::parse("rust/v1-alpha,go/v4").unwrap_err().to_string();
         assert!(err.contains("twice") || err.contains("both"), "{err}");
@@ -293,14 +292,14 @@ mod tests {
     fn plugins_are_recorded_by_full_key_in_the_given_order() {
         let chain = Chain::parse("base.go.kubebuilder.io/v4, kustomize/v2").unwrap();
         assert_eq!(
-            chain.layout,
+            chain.keys,
             [
                 "base.go.kubebuilder.io/v4",
                 "kustomize.common.kubebuilder.io/v2"
             ]
         );
         let chain = Chain::parse("kustomize/v2").unwrap();
-        assert_eq!(chain.layout, ["kustomize.common.kubebuilder.io/v2"]);
+        assert_eq!(chain.keys, ["kustomize.common.kubebuilder.io/v2"]);
     }
 
     #[test]
@@ -340,7 +339,7 @@ mod tests {
         let chain = Chain::parse("go/v4").unwrap();
         let more = chain.clone().with_extra("go/v4,grafana/v1-alpha").unwrap();
         assert!(more.contains("grafana.kubebuilder.io/v1-alpha"));
-        assert_eq!(more.layout, ["go.kubebuilder.io/v4"]);
+        assert_eq!(more.keys, ["go.kubebuilder.io/v4"]);
         let chain = Chain::parse("kustomize/v2").unwrap();
         let err = chain.with_extra("base.go.kubebuilder.io/v4").unwrap_err();
         assert!(err.to_string().contains("cannot be changed"), "{err}");

@@ -100,7 +100,7 @@ impl Flags {
                     "--{} is a flag of the plugin {}, which this project's plugin chain ({}) does not run{}",
                     flag.long,
                     flag.plugins.join(" or "),
-                    chain.layout.join(","),
+                    chain.keys.join(","),
                     how_to_add(&flag.plugins)
                 );
             }

@@ -673,6 +673,21 @@ pub struct ApiTemplateContext {
     pub vars: Vec<(&'static str, String)>,
 }
 
+impl ApiTemplateContext {
+    /// The path segment values, as [`crate::machinery::TemplateFile::output_with`] takes them.
+    pub fn path_vars(&self) -> Vec<(&str, &str)> {
+        crate::machinery::path_vars(&self.vars)
+    }
+
+    /// The value of the path segment `name` (empty when there is none).
+    pub fn var(&self, name: &str) -> &str {
+        self.vars
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map_or("", |(_, v)| v.as_str())
+    }
+}
+
 /// What `alpha generate` was asked for that reaches the replayed `init`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ReplaySettings {

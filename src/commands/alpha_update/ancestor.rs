@@ -16,7 +16,7 @@
 //!
 //! How kubebuilder itself is run is in the sibling module `kubebuilder`.
 
-use super::kubebuilder::{GRAFANA, Kubebuilder, Step, last_lines};
+use super::kubebuilder::{GRAFANA, Kubebuilder, KubebuilderStep, last_lines};
 use crate::commands::replay::{self, Order};
 use crate::machinery::tree::{self, Tree};
 use crate::plugins::chain::current_layout_key;
@@ -218,7 +218,11 @@ fn closeness(tree: &Tree, other: &Tree, like: &Tree) -> (usize, usize) {
 /// lines; `None` when the sequence cannot express it: a plugin other than
 /// Grafana and auto-update, or, with each webhook after its API, a
 /// conversion webhook (kubebuilder needs its spoke versions first).
-fn steps(project: &ProjectFile, license: &[String], order: Order) -> Result<Option<Vec<Step>>> {
+fn steps(
+    project: &ProjectFile,
+    license: &[String],
+    order: Order,
+) -> Result<Option<Vec<KubebuilderStep>>> {
     let expressible = project
         .plugins
         .keys()
@@ -234,13 +238,15 @@ fn steps(project: &ProjectFile, license: &[String], order: Order) -> Result<Opti
     let mut plugins = Vec::new();
     for step in replay::steps(project, None, order)? {
         match step {
-            replay::Step::Init(_) => commands.push(Step::Run(init_args(project, license))),
+            replay::Step::Init(_) => {
+                commands.push(KubebuilderStep::Run(init_args(project, license)))
+            }
             replay::Step::CreateApi(entry, options, _) => {
-                commands.push(Step::Run(api_args(&entry, &options)));
+                commands.push(KubebuilderStep::Run(api_args(&entry, &options)));
             }
             replay::Step::CreateWebhook(entry, _) => commands.extend(webhook_step(&entry)),
-            replay::Step::AddPlugin(GRAFANA) => plugins.insert(0, Step::Grafana),
-            replay::Step::AddPlugin(key) => plugins.push(Step::Run(
+            replay::Step::AddPlugin(GRAFANA) => plugins.insert(0, KubebuilderStep::Grafana),
+            replay::Step::AddPlugin(key) => plugins.push(KubebuilderStep::Run(
                 ["edit", "--plugins", key].map(String::from).into(),
             )),
         }
@@ -308,7 +314,7 @@ fn api_args(entry: &ResourceEntry, options: &ApiOptions) -> Vec<String> {
 }
 
 /// The `create webhook` of one resource, with the webhooks PROJECT records.
-fn webhook_step(entry: &ResourceEntry) -> Option<Step> {
+fn webhook_step(entry: &ResourceEntry) -> Option<KubebuilderStep> {
     let webhooks = entry.webhooks.as_ref()?;
     let mut args = create_args("webhook", entry);
     if webhooks.validation == Some(true) {
@@ -330,7 +336,7 @@ fn webhook_step(entry: &ResourceEntry) -> Option<Step> {
         }
     }
     let asked = args.len() > create_args("webhook", entry).len();
-    asked.then_some(Step::Run(args))
+    asked.then_some(KubebuilderStep::Run(args))
 }
 
 /// `create <what>` with the resource's plural, group, version and kind, and
@@ -404,12 +410,12 @@ mod tests {
         Project::parse(text).unwrap().file
     }
 
-    fn lines(steps: &[Step]) -> Vec<String> {
+    fn lines(steps: &[KubebuilderStep]) -> Vec<String> {
         steps
             .iter()
             .map(|step| match step {
-                Step::Run(args) => args.join(" "),
-                Step::Grafana => "grafana".into(),
+                KubebuilderStep::Run(args) => args.join(" "),
+                KubebuilderStep::Grafana => "grafana".into(),
             })
             .collect()
     }

@@ -54,7 +54,7 @@ const QUOTED_LINES: usize = 3;
 
 /// One step of the command sequence kubebuilder replays.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Step {
+pub(super) enum KubebuilderStep {
     /// A kubebuilder command line.
     Run(Vec<String>),
     /// `edit --plugins` Grafana; again after the user's custom-metrics
@@ -120,7 +120,7 @@ impl Kubebuilder {
     /// Runs `steps` in `out`, checking first that this kubebuilder has
     /// every flag they use; or writes the same replay kept by an earlier
     /// run (see the sibling module `replays`).
-    pub(super) fn replay(&self, steps: &[Step], input: &Path, out: &Path) -> Result<()> {
+    pub(super) fn replay(&self, steps: &[KubebuilderStep], input: &Path, out: &Path) -> Result<()> {
         let key = self.replay_key(steps, input)?;
         if replays::load(&key, out)? {
             return Ok(());
@@ -134,7 +134,7 @@ impl Kubebuilder {
     /// command line (the license header's copy by its contents), the
     /// Grafana config copied in, the Go toolchain that tidies the modules,
     /// and this build of kubebuilder-rs (which runs the steps).
-    fn replay_key(&self, steps: &[Step], input: &Path) -> Result<replays::Key> {
+    fn replay_key(&self, steps: &[KubebuilderStep], input: &Path) -> Result<replays::Key> {
         let binary = match self.digest.get() {
             Some(digest) => digest.clone(),
             None => {
@@ -146,7 +146,7 @@ impl Kubebuilder {
         let mut parts: Vec<String> = steps
             .iter()
             .map(|step| match step {
-                Step::Run(args) => args
+                KubebuilderStep::Run(args) => args
                     .iter()
                     .map(|arg| {
                         if *arg == license {
@@ -157,7 +157,7 @@ impl Kubebuilder {
                     })
                     .collect::<Result<Vec<_>>>()
                     .map(|args| args.join("\0")),
-                Step::Grafana => Ok(format!(
+                KubebuilderStep::Grafana => Ok(format!(
                     "grafana {}",
                     replays::file_digest(&input.join(GRAFANA_CONFIG)).unwrap_or_default()
                 )),
@@ -169,11 +169,11 @@ impl Kubebuilder {
     }
 
     /// Runs `steps` in `out` with this kubebuilder.
-    fn run_steps(&self, steps: &[Step], input: &Path, out: &Path) -> Result<()> {
+    fn run_steps(&self, steps: &[KubebuilderStep], input: &Path, out: &Path) -> Result<()> {
         let mut helps: BTreeMap<String, String> = BTreeMap::new();
         for step in steps {
             match step {
-                Step::Run(args) => {
+                KubebuilderStep::Run(args) => {
                     let mut args = args.clone();
                     let command = command_name(&args);
                     if !helps.contains_key(&command) {
@@ -192,7 +192,7 @@ impl Kubebuilder {
                         })?;
                     }
                 }
-                Step::Grafana => self.grafana(input, out)?,
+                KubebuilderStep::Grafana => self.grafana(input, out)?,
             }
         }
         Ok(())

@@ -78,7 +78,7 @@ impl CreateApiHook for DeployImage {
         let Some(manifests) = chain.manifests_layout() else {
             bail!(
                 "{NAME} passes the image to the manager in config/, which the project's chain ({}) does not write: add kustomize/v2 to its layout",
-                chain.layout.join(",")
+                chain.keys.join(",")
             );
         };
         let env_var = Operand::env_var(&ctx.resource.kind);
@@ -127,7 +127,7 @@ fn language_layout(chain: &Chain) -> Result<&'static dyn Layout> {
     chain.layout().with_context(|| {
         format!(
             "{NAME} scaffolds the API in the project's language, and the project's chain ({}) has no language layout",
-            chain.layout.join(",")
+            chain.keys.join(",")
         )
     })
 }

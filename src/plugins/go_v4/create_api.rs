@@ -4,8 +4,8 @@
 
 use super::resource_view::{ResourceView, go_identifier};
 use super::{STORAGE_VERSION_MARKER, TEMPLATE_DIR, base_context, read_go_header, ssa, types_file};
-use crate::machinery::{Change, Context, Fragments, Plan, Templates};
-use crate::plugins::{ApiContext, Output};
+use crate::machinery::{Change, Fragments, Plan, Templates};
+use crate::plugins::{ApiContext, ApiTemplateContext, Output};
 use crate::project::ProjectFile;
 use crate::resource::naming::pascal_case;
 use crate::resource::{ExternalApi, Origin, Resource};
@@ -28,35 +28,20 @@ pub struct ControllerView {
     is_secondary: bool,
 }
 
-/// What go/v4's `create api` templates get: the variables, and the values of
-/// the braced segments of their paths.
-pub(crate) struct ApiTemplateContext {
-    /// `resource`, `controller` and the project-wide variables.
-    pub context: Context,
-    /// `group_dir`, `version`, `kind` and `controller`.
-    pub vars: Vec<(&'static str, String)>,
+/// What go/v4's `create api` templates get: what every layout gives other
+/// plugins (the variables: `resource`, `controller` and the project-wide
+/// ones; the path segments `group_dir`, `version`, `kind`, `controller`),
+/// and whether the controller is a further one for its kind.
+pub(crate) struct GoApiTemplates {
+    /// The variables and path segments.
+    pub api: ApiTemplateContext,
     /// The controller is a further one for its kind (`--controller-name`).
     secondary_controller: bool,
 }
 
-impl ApiTemplateContext {
-    /// The path segment values, as [`crate::machinery::TemplateFile::output_with`] takes them.
-    pub fn path_vars(&self) -> Vec<(&str, &str)> {
-        crate::machinery::path_vars(&self.vars)
-    }
-
-    /// The value of the path segment `name` (empty when there is none).
-    fn var(&self, name: &str) -> &str {
-        self.vars
-            .iter()
-            .find(|(k, _)| *k == name)
-            .map_or("", |(_, v)| v.as_str())
-    }
-}
-
 /// The template context of `create api` for the request in `ctx`; plugins
 /// that scaffold Go code for a resource (deploy-image/v1-alpha) share it.
-pub(crate) fn template_context(ctx: &ApiContext) -> Result<ApiTemplateContext> {
+pub(crate) fn template_context(ctx: &ApiContext) -> Result<GoApiTemplates> {
     let project = ctx.project;
     let resource = ctx.resource;
     let multigroup = project.multigroup == Some(true);
@@ -83,9 +68,8 @@ pub(crate) fn template_context(ctx: &ApiContext) -> Result<ApiTemplateContext> {
         ("kind", resource.kind_lower.clone()),
         ("controller", controller.file.clone()),
     ];
-    Ok(ApiTemplateContext {
-        context,
-        vars,
+    Ok(GoApiTemplates {
+        api: ApiTemplateContext { context, vars },
         secondary_controller: controller.is_secondary,
     })
 }
@@ -97,9 +81,9 @@ pub fn plan(ctx: &ApiContext, out: &mut Output) -> Result<()> {
     let templates = Templates::load(TEMPLATE_DIR, &["create-api"])?;
     let fragments = Fragments::load(TEMPLATE_DIR, "create-api")?;
     let api = template_context(ctx)?;
-    let context = &api.context;
-    let vars = api.path_vars();
-    let group_dir = api.var("group_dir");
+    let context = &api.api.context;
+    let vars = api.api.path_vars();
+    let group_dir = api.api.var("group_dir");
 
     if ctx.options.resource {
         templates.plan_tree("create-api/resource", context, &vars, &mut out.plan)?;

@@ -356,11 +356,7 @@ impl Layout for GoBase {
     }
 
     fn api_template_context(&self, ctx: &ApiContext) -> Result<ApiTemplateContext> {
-        let api = create_api::template_context(ctx)?;
-        Ok(ApiTemplateContext {
-            context: api.context,
-            vars: api.vars,
-        })
+        Ok(create_api::template_context(ctx)?.api)
     }
 
     fn make_manifests(&self, dir: &Path) -> Result<()> {
