@@ -132,7 +132,7 @@ fn complete_optional_plugins(
             continue;
         };
         let mut project = Project::load(target)?;
-        hook.after_generate(target, &project.file)?;
+        hook.build_replay_inputs(target, &project.file)?;
         let section = original.plugins.get(key).cloned();
         let plan = super::edit::plan_added_plugin(chain, key, section, target, &mut project)?;
         plan.resolve(target, false)?.apply()?;

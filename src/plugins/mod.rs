@@ -539,8 +539,9 @@ pub trait EditHook: Sync {
 
     /// For `alpha generate --make`, once the project is built and before
     /// the plugin is replayed again: builds what its files are made from
-    /// (helm/v2-alpha: the kustomize output).
-    fn after_generate(&self, _dir: &Path, _project: &ProjectFile) -> Result<()> {
+    /// (helm/v2-alpha: the kustomize output). Not to be confused with
+    /// [`Layout::after_generate`], the layout's post-steps.
+    fn build_replay_inputs(&self, _dir: &Path, _project: &ProjectFile) -> Result<()> {
         Ok(())
     }
 }

@@ -123,7 +123,7 @@ impl EditHook for Helm {
     /// made from (`make build-installer`), when PROJECT names the default
     /// manifests file and the Makefile has the target; `alpha generate` then
     /// runs the plugin again to write the chart.
-    fn after_generate(&self, dir: &Path, project: &ProjectFile) -> Result<()> {
+    fn build_replay_inputs(&self, dir: &Path, project: &ProjectFile) -> Result<()> {
         let manifests = project
             .plugin_section::<Section>(KEY)?
             .and_then(|section| section.manifests);

@@ -7,13 +7,22 @@ use super::{kb_ok, output_ok, shared_tools_bin, words};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The cargo build directory (`build.build-dir`) every generated Rust
-/// project shares: `rust-target` beside the tools dir. Their dependencies are
-/// compiled there once; each project's own binaries (`manager`,
-/// `manifests`, the same names in every project) go to its own `target/`, so
-/// projects built and run at once, in any lanes, never run each other's.
+/// The cargo build directory (`build.build-dir`) the generated Rust projects
+/// of this lane share: `rust-target` beside the tools dir, with the lane's
+/// suffix (`tools-bin-cluster-lane` gives `rust-target-cluster-lane`).
+/// Their dependencies are compiled there once a lane; each project's own
+/// binaries (`manager`, `manifests`, the same names in every project) go to
+/// its own `target/`. Not one directory for every lane: cargo keys a
+/// project's own crate there by its name and version, not its path, so a
+/// `shipyard` scaffolded in one lane and built after another lane built its
+/// own `shipyard` would find that build fresh (its sources are older) and
+/// run the other project's binaries. Within a lane the tests run one at a
+/// time, and each project's sources are newer than any earlier build.
 pub fn shared_build_dir() -> PathBuf {
-    shared_tools_bin().with_file_name("rust-target")
+    let tools = shared_tools_bin();
+    let name = tools.file_name().unwrap_or_default().to_string_lossy();
+    let lane = name.strip_prefix("tools-bin").unwrap_or_default();
+    tools.with_file_name(format!("rust-target{lane}"))
 }
 
 /// Points `command`'s cargo builds at [`shared_build_dir`], their binaries

@@ -340,15 +340,19 @@ fn a_warm_cache_seeds_the_second_lane_and_drops_stale_incremental_caches() {
     std::fs::create_dir_all(tools.join("k8s/1.37.2-linux-amd64")).unwrap();
     std::fs::write(tools.join("controller-gen-v0.20.0"), "tool").unwrap();
     std::fs::write(tools.join("k8s/1.37.2-linux-amd64/etcd"), "etcd").unwrap();
-    let incremental = cache.join("rust-target/debug/incremental");
-    for name in ["stale", "fresh"] {
-        std::fs::create_dir_all(incremental.join(name)).unwrap();
-    }
+    // Each lane's build directory (see common::rust_project::shared_build_dir).
+    let lanes = ["rust-target", "rust-target-cluster-lane"]
+        .map(|dir| cache.join(dir).join("debug/incremental"));
     let day_ago = SystemTime::now() - Duration::from_secs(24 * 3600);
-    std::fs::File::open(incremental.join("stale"))
-        .unwrap()
-        .set_modified(day_ago)
-        .unwrap();
+    for incremental in &lanes {
+        for name in ["stale", "fresh"] {
+            std::fs::create_dir_all(incremental.join(name)).unwrap();
+        }
+        std::fs::File::open(incremental.join("stale"))
+            .unwrap()
+            .set_modified(day_ago)
+            .unwrap();
+    }
 
     assert_passed(&stage.run(&[]));
 
@@ -363,14 +367,18 @@ fn a_warm_cache_seeds_the_second_lane_and_drops_stale_incremental_caches() {
             "{tool} is a hard link, not a copy"
         );
     }
-    assert!(
-        !incremental.join("stale").exists(),
-        "a day-old incremental cache stays"
-    );
-    assert!(
-        incremental.join("fresh").exists(),
-        "a fresh incremental cache was dropped"
-    );
+    for incremental in &lanes {
+        assert!(
+            !incremental.join("stale").exists(),
+            "a day-old incremental cache stays in {}",
+            incremental.display()
+        );
+        assert!(
+            incremental.join("fresh").exists(),
+            "a fresh incremental cache was dropped from {}",
+            incremental.display()
+        );
+    }
 }
 
 /// Runs the script with the tests of `module` failing and checks that the run
