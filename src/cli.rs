@@ -52,14 +52,20 @@ pub fn command_for(argv: &[String], cwd: &std::path::Path) -> anyhow::Result<cla
 /// The chain of built-in plugins the command of `argv` runs in `cwd`: for
 /// `init`, the one `--plugins` names (else the default layout); for the
 /// other commands, PROJECT's `layout` with the optional plugins `--plugins`
-/// adds. `None` when there is no command, or its chain cannot be resolved
-/// (the command then says why).
+/// adds (the default layout where there is no PROJECT). `None` when there
+/// is no command, or its chain cannot be resolved (the command then says
+/// why).
 fn chain_of(argv: &[String], cwd: &std::path::Path) -> Option<crate::plugins::Chain> {
     use crate::plugins::{Chain, Hook};
     let scan = crate::plugins::external::command_line::scan(argv)?;
     let plugins = scan.plugins.as_deref();
+    let default = || Chain::parse(crate::plugins::chain::DEFAULT_CHAIN).ok();
     if scan.command == Hook::Init {
-        return Chain::parse(plugins.unwrap_or(crate::plugins::chain::DEFAULT_CHAIN)).ok();
+        return plugins.map_or_else(default, |spec| Chain::parse(spec).ok());
+    }
+    if !cwd.join(crate::project::FILE_NAME).exists() {
+        // No project: the command will say so; its help is the default chain's.
+        return default();
     }
     let project = crate::project::Project::load(cwd).ok()?;
     let chain = Chain::from_layout(&project.file.layout).ok()?;

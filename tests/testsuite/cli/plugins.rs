@@ -241,6 +241,9 @@ fn help_lists_the_flags_of_the_plugins_the_command_runs() {
     );
     let help = kb_ok(&dir, &words("init --plugins kustomize/v2 --help"));
     assert_lists(&help, &["--domain"], &["--repo"]);
+    // Outside a project a create command fails; its help is go/v4's.
+    let help = kb_ok(&dir, &["create", "api", "--help"]);
+    assert_lists(&help, GO_API, DEPLOY_IMAGE);
 
     // A go/v4 project: its own flags with their own help, no other plugin's.
     crate::common::init_project(&dir, &[]);
