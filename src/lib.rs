@@ -2,7 +2,9 @@
 //!
 //! The crate is split by responsibility:
 //! - [`cli`]: the command line (clap);
-//! - [`commands`]: one module per command, running the plugin chain into one plan;
+//! - [`commands`]: one module per command, turning its command line into a typed request;
+//! - [`ops`]: the operations the requests ask for, running the plugin chain into one plan,
+//!   and PROJECT turned into requests;
 //! - [`project`]: the PROJECT file model and its bookkeeping;
 //! - [`resource`]: the resource model, naming and validation;
 //! - [`machinery`]: templates, fragments, plans, checks, all-or-nothing writes, dry runs;
@@ -12,6 +14,7 @@
 pub mod cli;
 pub mod commands;
 pub mod machinery;
+pub mod ops;
 pub mod plugins;
 pub mod project;
 pub mod resource;

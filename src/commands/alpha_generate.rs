@@ -1,22 +1,21 @@
 //! `kubebuilder-rs alpha generate`: re-scaffold a project from its PROJECT
 //! file with the current templates.
 //!
-//! The command sequence the PROJECT file records (see `commands::replay`) runs in a
+//! The command sequence the PROJECT file records (see `ops::replay`) runs in a
 //! private staging directory first, so a PROJECT file that cannot be
 //! re-scaffolded changes nothing. The finished tree is then written, as one
 //! plan, to `--output-dir` or, in place, after the original files moved to a
 //! backup directory next to the project. Last, the command lists the files
 //! that differ from the original.
 
-use super::replay::{self, Order, Step};
 use crate::cli::GenerateArgs;
 use crate::machinery::clock::DateTime;
 use crate::machinery::durable;
 use crate::machinery::{Change, Plan};
+use crate::ops::replay::{self, Order, Request, Step};
 use crate::plugins::chain::current_layout_key;
-use crate::plugins::{Chain, Flags, Hook, ReplaySettings};
+use crate::plugins::{Chain, ReplaySettings};
 use crate::project::{self, Project};
-use crate::resource::Resource;
 use anyhow::{Context as _, Result, bail};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -134,7 +133,7 @@ fn complete_optional_plugins(
         let mut project = Project::load(target)?;
         hook.build_replay_inputs(target, &project.file)?;
         let section = original.plugins.get(key).cloned();
-        let plan = super::edit::plan_added_plugin(chain, key, section, target, &mut project)?;
+        let plan = crate::ops::edit::plan_added_plugin(chain, key, section, target, &mut project)?;
         plan.resolve(target, false)?.apply()?;
     }
     Ok(())
@@ -203,37 +202,31 @@ fn scaffold(
     dir: &Path,
 ) -> Result<()> {
     for step in steps {
-        let forwarded = replay::command_line(step, original);
-        let plan = match step {
-            Step::Init(options) => {
-                let args = replay::init_args(original, chain, settings)?;
-                let flags = Flags::parse(Hook::Init, &args)?.forwarding(forwarded);
-                super::init::plan(chain, options, &flags, dir)?
-            }
-            Step::CreateApi(entry, options, plugins) => {
+        let plan = match replay::request(step, chain, original, settings)? {
+            Request::Init(request) => crate::ops::init::plan(dir, &request)?,
+            Request::CreateApi(request) => {
                 let mut project = Project::load(dir)?;
-                let (chain, flags) = api_chain(chain, plugins)?;
-                let flags = flags.forwarding(forwarded);
-                let resource = replayed_resource(&chain, &project, entry, Hook::CreateApi, &flags)?;
-                super::create_api::plan(&chain, dir, &mut project, &resource, options, &flags)
-                    .with_context(|| format!("cannot re-create the API {}", resource.gvk()))?
+                let what = format!("cannot re-create the API {}", request.resource.gvk());
+                crate::ops::create_api::plan(dir, &mut project, &request)
+                    .context(what)?
+                    .0
                     .plan
             }
-            Step::CreateWebhook(entry, options) => {
+            Request::CreateWebhook(request) => {
                 let mut project = Project::load(dir)?;
-                let flags = Flags::defaults(Hook::CreateWebhook).forwarding(forwarded);
-                let resource =
-                    replayed_resource(chain, &project, entry, Hook::CreateWebhook, &flags)?;
-                super::create_webhook::plan(chain, dir, &mut project, &resource, options, &flags)
-                    .with_context(|| {
-                        format!("cannot re-create the webhooks of {}", resource.gvk())
-                    })?
+                let what = format!(
+                    "cannot re-create the webhooks of {}",
+                    request.resource.gvk()
+                );
+                crate::ops::create_webhook::plan(dir, &mut project, &request)
+                    .context(what)?
+                    .0
             }
-            Step::AddPlugin(key) => {
+            Request::AddPlugin(key) => {
                 keep_user_files(key, input, dir)?;
                 let mut project = Project::load(dir)?;
-                let section = original.plugins.get(*key).cloned();
-                super::edit::plan_added_plugin(chain, key, section, dir, &mut project)?
+                let section = original.plugins.get(key).cloned();
+                crate::ops::edit::plan_added_plugin(chain, key, section, dir, &mut project)?
             }
         };
         plan.resolve(dir, false)?.apply_scratch()?;
@@ -290,44 +283,6 @@ fn modernise_layout(file: &mut project::ProjectFile, notes: bool) {
             *key = current.to_string();
         }
     }
-}
-
-/// The chain and flags of a replayed `create api`: the project's chain
-/// with the optional plugins that took part in it, and their flags.
-fn api_chain(chain: &Chain, plugins: &[replay::ApiPlugin]) -> Result<(Chain, Flags)> {
-    let mut args = Vec::new();
-    let mut chain = chain.clone();
-    for plugin in plugins {
-        chain = chain.with_extra(plugin.key)?;
-        args.extend(plugin.args.iter().cloned());
-    }
-    Ok((chain, Flags::parse(Hook::CreateApi, &args)?))
-}
-
-/// The resource an entry of the original PROJECT records, as the chain's
-/// plugins shape it in the project being re-created.
-fn replayed_resource(
-    chain: &Chain,
-    project: &Project,
-    entry: &project::ResourceEntry,
-    hook: Hook,
-    flags: &Flags,
-) -> Result<Resource> {
-    let domain = project.file.domain.as_deref().unwrap_or_default();
-    let mut resource = Resource::from_entry(entry, domain);
-    for plugin in chain.iter() {
-        match hook {
-            Hook::CreateApi => plugin
-                .create_api()
-                .map(|h| h.shape_resource(&project.file, flags, &mut resource)),
-            Hook::CreateWebhook => plugin
-                .create_webhook()
-                .map(|h| h.shape_resource(&project.file, flags, &mut resource)),
-            Hook::Init | Hook::Edit => None,
-        }
-        .transpose()?;
-    }
-    Ok(resource)
 }
 
 /// Carries the original PROJECT's keys and plugin sections this tool does

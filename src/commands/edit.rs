@@ -2,106 +2,35 @@
 //! add an optional plugin to it.
 
 use super::init::license_choice;
-use super::{carry_out, project_chain};
+use super::project_chain;
 use crate::cli::EditArgs;
-use crate::machinery::{Change, Rewrite};
-use crate::plugins::{Chain, EditContext, EditRequest, Flags, Hook, License, Output, Role};
-use crate::project::{Project, ProjectFile};
+use crate::ops::edit::EditRequest;
+use crate::plugins::{EditSettings, Flags, Hook, License, Role};
+use crate::project::Project;
 use anyhow::{Result, bail};
-use std::fmt::Write as _;
 use std::path::Path;
 
 /// Runs `edit` in `dir`; `plugins` names optional plugins to add.
 pub fn run(args: &EditArgs, plugins: Option<&str>, flags: &Flags, dir: &Path) -> Result<()> {
-    let request = request_from_args(args)?;
-    let mut project = Project::load(dir)?;
+    let settings = settings_from_args(args)?;
+    let project = Project::load(dir)?;
     let chain = project_chain(&project.file, plugins, Hook::Edit, flags)?;
     let has_optional = chain.iter().any(|p| p.role() == Role::Optional);
-    if is_empty(&request) && plugins.is_none() && !has_optional {
+    if is_empty(&settings) && plugins.is_none() && !has_optional {
         bail!(
             "nothing to edit: pass --multigroup, --namespaced, --license, --owner, --license-file or --plugins"
         );
     }
-    let settings_before = project.render()?;
-    let original = project.file.clone();
-    let mut out = Output::default();
-    let ctx = EditContext {
-        chain: &chain,
-        dir,
-        project: &original,
-        request: &request,
-        flags,
+    let request = EditRequest {
+        chain,
+        settings,
+        flags: flags.clone(),
     };
-    for hook in chain.iter().filter_map(|p| p.edit()) {
-        hook.plan(&ctx, &mut out)?;
-    }
-    if let Some(target) = request.multigroup {
-        project.file.multigroup = target.then_some(true);
-    }
-    if let Some(target) = request.namespaced {
-        edit_namespaced(&chain, dir, &original, target, request.force, &mut out)?;
-        project.file.namespaced = target.then_some(true);
-    }
-    for (key, config) in out.configs.drain(..) {
-        crate::project::bookkeeping::record_plugin(&mut project.file, key, config);
-    }
-    let mut printed = false;
-    if !out.plan.changes().is_empty() || project.render()? != settings_before {
-        super::plan_project_file(&mut project, &mut out, false)?;
-        carry_out(&out.plan, dir, false, args.dry_run)?;
-        printed = true;
-    }
-    if !printed && out.notes.is_empty() {
-        out.notes.push(format!(
-            "The project already has {}: nothing to change.",
-            chain.keys.join(",")
-        ));
-    }
-    for note in &out.notes {
-        if printed {
-            println!();
-        }
-        println!("{note}");
-        printed = true;
-    }
-    Ok(())
+    crate::ops::edit::run(dir, project, &request)
 }
 
-/// Plans `edit --plugins <key>` in a project of `chain` with no setting
-/// changed, for `alpha generate`:
-/// the plugin's files and its PROJECT section. `section` is what the original
-/// PROJECT records for the plugin (its settings), if anything.
-pub(crate) fn plan_added_plugin(
-    chain: &Chain,
-    key: &str,
-    section: Option<serde_norway::Value>,
-    dir: &Path,
-    project: &mut Project,
-) -> Result<crate::machinery::Plan> {
-    let hook = crate::plugins::by_key(key)
-        .and_then(|plugin| plugin.edit())
-        .ok_or_else(|| anyhow::anyhow!("unknown plugin {key:?}"))?;
-    if let Some(section) = section {
-        crate::project::bookkeeping::record_plugin(&mut project.file, key, section);
-    }
-    let mut out = Output::default();
-    let original = project.file.clone();
-    let flags = Flags::defaults(Hook::Edit);
-    let chain = chain.clone().with_extra(key)?;
-    let ctx = EditContext {
-        chain: &chain,
-        dir,
-        project: &original,
-        request: &EditRequest::default(),
-        flags: &flags,
-    };
-    hook.plan_replay(&ctx, &mut out)?;
-    super::plan_project_file(project, &mut out, false)?;
-    Ok(out.plan)
-}
-
-/// Checks the flags and turns them into a request.
-fn request_from_args(args: &EditArgs) -> Result<EditRequest> {
+/// Checks the flags and turns them into the settings to change.
+fn settings_from_args(args: &EditArgs) -> Result<EditSettings> {
     let license = match (&args.license, &args.license_file, &args.owner) {
         (None, None, None) => None,
         (None, None, Some(_)) => Some(License::Apache2),
@@ -110,7 +39,7 @@ fn request_from_args(args: &EditArgs) -> Result<EditRequest> {
             file.as_deref(),
         )?),
     };
-    Ok(EditRequest {
+    Ok(EditSettings {
         multigroup: args.multigroup,
         namespaced: args.namespaced,
         license,
@@ -120,101 +49,9 @@ fn request_from_args(args: &EditArgs) -> Result<EditRequest> {
     })
 }
 
-/// Whether the request changes no setting. Without one, `edit` runs only
+/// Whether `settings` change nothing. Without one, `edit` runs only
 /// the optional plugins of the chain (those of PROJECT's `layout` and those
 /// `--plugins` names), as kubebuilder does.
-fn is_empty(request: &EditRequest) -> bool {
-    request.multigroup.is_none() && request.namespaced.is_none() && request.license.is_none()
-}
-
-/// `--namespaced`: with `force`, plans the rewrites every plugin of the
-/// chain needs; without it, only names the files.
-fn edit_namespaced(
-    chain: &Chain,
-    dir: &Path,
-    project: &ProjectFile,
-    target: bool,
-    force: bool,
-    out: &mut Output,
-) -> Result<()> {
-    let mode = if target { "namespaced" } else { "cluster-wide" };
-    let recorded = (project.namespaced == Some(true)) == target;
-    let mut rewrites = Vec::new();
-    for hook in chain.iter().filter_map(|p| p.edit()) {
-        rewrites.extend(hook.namespace_rewrites(dir, project, target)?);
-    }
-    rewrites.sort_by(|a, b| a.path.cmp(&b.path));
-    if recorded && rewrites.is_empty() {
-        out.notes.push(format!(
-            "The project is already {mode}: --namespaced={target} changes nothing."
-        ));
-        return Ok(());
-    }
-    if !force {
-        out.notes.push(unforced_note(&rewrites, recorded, target));
-        return Ok(());
-    }
-    for rewrite in rewrites {
-        let contents = rewrite.contents.map_err(|e| {
-            anyhow::anyhow!(
-                "cannot switch {} to a {mode} manager: {e}; make that change by hand, or restore the scaffolded lines",
-                rewrite.path.display()
-            )
-        })?;
-        out.plan.push(Change::Write {
-            path: rewrite.path,
-            contents,
-        });
-    }
-    out.notes.push(namespaced_note(chain, dir, project, target));
-    Ok(())
-}
-
-/// The note for `--namespaced` without `--force`: the files that still follow
-/// the other mode, and how to rewrite them.
-fn unforced_note(rewrites: &[Rewrite], recorded: bool, target: bool) -> String {
-    let mode = if target { "namespaced" } else { "cluster-wide" };
-    let recorded = if recorded {
-        "already records"
-    } else {
-        "now records"
-    };
-    if rewrites.is_empty() {
-        return format!("PROJECT {recorded} a {mode} manager; no file needs rewriting.");
-    }
-    let mut note =
-        format!("PROJECT {recorded} a {mode} manager. These files still follow the other mode:");
-    for rewrite in rewrites {
-        let _ = write!(note, "\n  {}", rewrite.path.display());
-    }
-    let flag = if target {
-        "--namespaced"
-    } else {
-        "--namespaced=false"
-    };
-    let _ = write!(
-        note,
-        "\nRun `kubebuilder-rs edit {flag} --force` to rewrite them (lines you changed in them must be rewritten by hand)."
-    );
-    note
-}
-
-/// What the user still has to do after a switch of `--namespaced`.
-fn namespaced_note(chain: &Chain, dir: &Path, project: &ProjectFile, target: bool) -> String {
-    let mut note = "Run `make manifests` to regenerate config/rbac/role.yaml from the controllers' RBAC markers.".to_string();
-    if target {
-        note.push_str(
-            "\nThe manager now watches only the namespaces in WATCH_NAMESPACE: run it locally with `WATCH_NAMESPACE=<namespace> make run`.",
-        );
-        let has_webhooks = project.resources.iter().any(|r| r.webhooks.is_some())
-            || chain
-                .layout()
-                .is_some_and(|layout| dir.join(layout.webhook_dir()).is_dir());
-        if has_webhooks {
-            note.push_str(
-                "\nWebhooks stay cluster-wide: the API server sends them objects from every namespace. Add a namespaceSelector or objectSelector to the webhook configurations so they match the namespaces the manager watches.",
-            );
-        }
-    }
-    note
+fn is_empty(settings: &EditSettings) -> bool {
+    settings.multigroup.is_none() && settings.namespaced.is_none() && settings.license.is_none()
 }

@@ -1,6 +1,6 @@
-//! One module per command: each parses its flags, runs the plugins of the
-//! project's chain into one plan, records the result in PROJECT, and carries
-//! the plan out.
+//! One module per command: each turns its command line into a typed
+//! request (the chain resolved, the flags checked, questions asked) and
+//! makes one call to its operation in [`crate::ops`].
 
 pub mod alpha_generate;
 pub mod alpha_update;
@@ -9,42 +9,14 @@ pub mod create_api;
 pub mod create_webhook;
 pub mod edit;
 pub mod init;
-mod replay;
 pub mod version;
 
-use crate::cli::ResourceArgs;
-use crate::machinery::{Change, Plan};
-use crate::plugins::{AfterWrite, Chain, Flags, Hook, Output, Plugin};
-use crate::project::{self, Project, ProjectFile, bookkeeping};
-use crate::resource::Resource;
+use crate::cli::{ResourceArgs, WriteArgs};
+use crate::ops::{ResourceName, Write};
+use crate::plugins::{Chain, Flags, Hook, Plugin};
+use crate::project::ProjectFile;
 use crate::resource::naming;
 use anyhow::{Result, bail};
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
-
-/// Resolves `plan` against `dir`, then prints it (`dry_run`) or writes it.
-/// Returns the files written (relative to `dir`), or `None` for a dry run.
-pub fn carry_out(
-    plan: &Plan,
-    dir: &Path,
-    force: bool,
-    dry_run: bool,
-) -> Result<Option<Vec<PathBuf>>> {
-    let resolved = plan.resolve(dir, force)?;
-    if dry_run {
-        print!("{}", resolved.describe());
-        println!("(dry run: nothing was written)");
-        return Ok(None);
-    }
-    let report = resolved.apply()?;
-    let mut out = std::io::stdout().lock();
-    for (path, action) in &report.written {
-        writeln!(out, "{:<9} {}", action.label(), path.display())?;
-    }
-    Ok(Some(
-        report.written.into_iter().map(|(path, _)| path).collect(),
-    ))
-}
 
 /// The chain of the project, with the optional plugins `--plugins` adds for
 /// `hook`'s command; refuses plugin flags for plugins the chain does not
@@ -96,62 +68,28 @@ fn commands_of(plugin: &dyn Plugin) -> Vec<String> {
         .collect()
 }
 
-/// Records the plugins' sections in PROJECT and plans its new content at
-/// the end of `out.plan` (as a new file when `create`). A new PROJECT gets
-/// this build's `cliVersion`; later commands keep the one that made the
-/// project, as kubebuilder does.
-fn plan_project_file(project: &mut Project, out: &mut Output, create: bool) -> Result<()> {
-    for (key, config) in out.configs.drain(..) {
-        bookkeeping::record_plugin(&mut project.file, key, config);
-    }
-    if create {
-        project.file.cli_version = Some(project::cli_version::current());
-    }
-    let path = project::FILE_NAME.into();
-    let contents = project.render()?;
-    out.plan.push(if create {
-        Change::Create { path, contents }
-    } else {
-        Change::Write { path, contents }
-    });
-    Ok(())
-}
-
-/// Runs every plugin's post-steps after `hook`'s command wrote `written`.
-fn after_write(
-    chain: &Chain,
-    hook: Hook,
-    dir: &Path,
-    flags: &Flags,
-    written: &[PathBuf],
-    resource: Option<&Resource>,
-) -> Result<()> {
-    let ctx = AfterWrite {
-        chain,
-        dir,
-        flags,
-        written,
-        resource,
-    };
-    for plugin in chain.iter() {
-        match hook {
-            Hook::Init => plugin.init().map(|h| h.after_write(&ctx)),
-            Hook::CreateApi => plugin.create_api().map(|h| h.after_write(&ctx)),
-            Hook::CreateWebhook => plugin.create_webhook().map(|h| h.after_write(&ctx)),
-            Hook::Edit => None,
-        }
-        .transpose()?;
-    }
-    Ok(())
-}
-
-/// Checks the group, version, kind and plural given to a `create` command.
-fn validate_resource(args: &ResourceArgs) -> Result<()> {
+/// The API the flags of a `create` command name, its names checked;
+/// `namespaced` is `create api`'s scope.
+fn resource_name(args: &ResourceArgs, namespaced: bool) -> Result<ResourceName> {
     naming::validate_group(&args.group)?;
     naming::validate_version(&args.version)?;
     naming::validate_kind(&args.kind)?;
     if let Some(plural) = &args.plural {
         naming::validate_plural(plural)?;
     }
-    Ok(())
+    Ok(ResourceName {
+        group: args.group.clone(),
+        version: args.version.clone(),
+        kind: args.kind.clone(),
+        plural: args.plural.clone(),
+        namespaced,
+    })
+}
+
+/// How the command writes, from `--force` and `--dry-run`.
+fn write_mode(args: &WriteArgs) -> Write {
+    Write {
+        force: args.force,
+        dry_run: args.dry_run,
+    }
 }

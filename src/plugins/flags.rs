@@ -3,9 +3,10 @@
 //! Each plugin declares its flags per command as a typed options struct
 //! deriving [`clap::Args`]; its hook returns them with [`args_of`] (see
 //! [`super::InitHook::args`]), the CLI adds them to the commands they hook,
-//! and the plugin reads its struct back with [`Flags::get`]. `alpha
-//! generate` parses the arguments a hook gives for its replay through the
-//! same definitions ([`Flags::parse`]). Several plugins may declare the
+//! and the plugin reads its struct back with [`Flags::get`]. A replay (`alpha
+//! generate`) gives a plugin its typed options as values instead
+//! ([`Flags::replayed`], from the hooks' `replay_options`): nothing is
+//! turned into strings and parsed again. Several plugins may declare the
 //! same flag (`--make` of go/v4 and deploy-image/v1-alpha); the first
 //! declaration gives its help and default. A flag given when none of its
 //! plugins is in the project's chain is refused.
@@ -14,6 +15,30 @@ use super::{Chain, Hook, PLUGINS, Plugin, Role};
 use anyhow::{Result, anyhow, bail};
 use clap::parser::ValueSource;
 use clap::{ArgMatches, FromArgMatches};
+use std::any::Any;
+use std::sync::Arc;
+
+/// One plugin's typed options given as a value (see [`Flags::replayed`]).
+#[derive(Clone)]
+pub struct Given(Arc<dyn Any + Send + Sync>);
+
+impl Given {
+    /// `options`, the typed options struct a plugin reads with [`Flags::get`].
+    pub fn new<T: Any + Send + Sync>(options: T) -> Self {
+        Self(Arc::new(options))
+    }
+
+    /// The options, if they are a `T`.
+    fn get<T: Any>(&self) -> Option<&T> {
+        self.0.downcast_ref()
+    }
+}
+
+impl std::fmt::Debug for Given {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Given(..)")
+    }
+}
 
 /// A flag and the keys of the plugins that declare it.
 #[derive(Debug, Clone)]
@@ -36,6 +61,9 @@ pub struct Flags {
     /// The command line as external plugins get it (see
     /// [`Flags::forwarding`]).
     forwarded: Vec<String>,
+    /// Typed options given as values, which [`Flags::get`] returns before
+    /// reading `matches`.
+    given: Vec<Given>,
 }
 
 impl Flags {
@@ -50,6 +78,16 @@ impl Flags {
             matches: matches.clone(),
             owners: owners(hook),
             forwarded: Vec::new(),
+            given: Vec::new(),
+        }
+    }
+
+    /// The flags of a replayed `hook` command: the plugins' `given` typed
+    /// options, and every other flag's default.
+    pub fn replayed(hook: Hook, given: Vec<Given>) -> Self {
+        Self {
+            given,
+            ..Self::defaults(hook)
         }
     }
 
@@ -66,8 +104,7 @@ impl Flags {
         &self.forwarded
     }
 
-    /// The plugin flags `args` give on `hook`'s command (for `alpha
-    /// generate`, which replays what the hooks' `replay_args` say).
+    /// The plugin flags the arguments `args` give on `hook`'s command.
     pub fn parse(hook: Hook, args: &[String]) -> Result<Self> {
         let command = clap::Command::new(hook.command())
             .no_binary_name(true)
@@ -77,7 +114,7 @@ impl Flags {
             let text = e.to_string();
             let first = text.lines().next().unwrap_or_default();
             anyhow!(
-                "cannot replay `{} {}`: {}",
+                "cannot parse `{} {}`: {}",
                 hook.command(),
                 args.join(" "),
                 first.trim_start_matches("error: ")
@@ -86,8 +123,12 @@ impl Flags {
         Ok(Self::from_matches(hook, &matches))
     }
 
-    /// The typed options `T` of one plugin, read from the parsed flags.
-    pub fn get<T: FromArgMatches>(&self) -> Result<T> {
+    /// The typed options `T` of one plugin: as given, else read from the
+    /// parsed flags.
+    pub fn get<T: FromArgMatches + Clone + Any>(&self) -> Result<T> {
+        if let Some(options) = self.given.iter().find_map(Given::get::<T>) {
+            return Ok(options.clone());
+        }
         T::from_arg_matches(&self.matches).map_err(|e| anyhow!("{}", e.to_string().trim_end()))
     }
 
@@ -221,7 +262,7 @@ mod tests {
     }
 
     /// One plugin flag read back, as a plugin reads its options.
-    #[derive(Debug, clap::Args)]
+    #[derive(Debug, Clone, clap::Args)]
     struct Make {
         #[arg(long, action = clap::ArgAction::Set)]
         make: bool,
@@ -243,14 +284,22 @@ mod tests {
     }
 
     #[test]
-    fn replayed_arguments_parse_through_the_plugins_definitions() {
+    fn arguments_parse_through_the_plugins_definitions() {
         let args = ["--repo=example.com/x".to_string()];
         let flags = Flags::parse(Hook::Init, &args).unwrap();
         assert!(flags.check_chain(&Chain::parse("go/v4").unwrap()).is_ok());
         let err = Flags::parse(Hook::Init, &["--nope".to_string()]).unwrap_err();
         assert!(
-            err.to_string().contains("cannot replay `init --nope`"),
+            err.to_string().contains("cannot parse `init --nope`"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn given_options_are_read_as_they_are_and_the_others_are_the_defaults() {
+        let given = Flags::replayed(Hook::CreateApi, vec![Given::new(Make { make: false })]);
+        assert!(!given.get::<Make>().unwrap().make);
+        let other = Flags::replayed(Hook::CreateApi, vec![Given::new(String::from("x"))]);
+        assert!(other.get::<Make>().unwrap().make);
     }
 }

@@ -40,7 +40,7 @@ pub mod rust_v1alpha;
 mod toy_v1;
 
 pub use chain::{Bundle, Chain};
-pub use flags::Flags;
+pub use flags::{Flags, Given};
 
 use crate::machinery::merge::{FileMerger, OrderFree, SlashComments};
 use crate::machinery::rewrite::read_if_present;
@@ -252,7 +252,7 @@ pub struct WebhookContext<'a> {
 
 /// What `edit` changes in a project's settings; `None` leaves one as it is.
 #[derive(Debug, Clone, Default)]
-pub struct EditRequest {
+pub struct EditSettings {
     /// Organise later APIs by group (`Some(false)`: by version only).
     pub multigroup: Option<bool>,
     /// Limit the manager to its own namespaces (`Some(false)`: cluster-wide).
@@ -277,7 +277,7 @@ pub struct EditContext<'a> {
     /// PROJECT as it was before this command.
     pub project: &'a ProjectFile,
     /// The settings to change.
-    pub request: &'a EditRequest,
+    pub settings: &'a EditSettings,
     /// The values of the plugins' own flags.
     pub flags: &'a Flags,
 }
@@ -401,14 +401,14 @@ pub trait InitHook: Sync {
         None
     }
 
-    /// For `alpha generate`: the arguments of its own flags that make
-    /// `init` re-create `project` (go/v4: `--repo` from PROJECT's `repo`).
-    fn replay_args(
+    /// For `alpha generate`: its typed options that make `init` re-create
+    /// `project` (go/v4: `repo` from PROJECT's), or `None` for the defaults.
+    fn replay_options(
         &self,
         _project: &ProjectFile,
         _settings: &ReplaySettings,
-    ) -> Result<Vec<String>> {
-        Ok(Vec::new())
+    ) -> Result<Option<Given>> {
+        Ok(None)
     }
 }
 
@@ -453,15 +453,15 @@ pub trait CreateApiHook: Sync {
     }
 
     /// For `alpha generate`, from an optional plugin whose PROJECT section
-    /// records the resources it scaffolded: the arguments of its flags that
-    /// `create api` took for `entry`, or `None` when it did not scaffold it.
+    /// records the resources it scaffolded: its typed options as `create
+    /// api` took them for `entry`, or `None` when it did not scaffold it.
     /// `alpha generate` then creates that resource with this plugin added
     /// to the chain, rather than replaying it with `edit --plugins`.
-    fn replay_args(
+    fn replay_options(
         &self,
         _project: &ProjectFile,
         _entry: &ResourceEntry,
-    ) -> Result<Option<Vec<String>>> {
+    ) -> Result<Option<Given>> {
         Ok(None)
     }
 }

@@ -17,10 +17,10 @@
 //! How kubebuilder itself is run is in the sibling module `kubebuilder`.
 
 use super::kubebuilder::{GRAFANA, Kubebuilder, KubebuilderStep, last_lines};
-use crate::commands::replay::{self, Order};
 use crate::machinery::tree::{self, Tree};
+use crate::ops::replay::{self, Order};
 use crate::plugins::chain::current_layout_key;
-use crate::project::bookkeeping::ApiOptions;
+use crate::project::bookkeeping::{ApiOptions, WebhookOptions};
 use crate::project::cli_version::{self, Origin};
 use crate::project::{Project, ProjectFile, ResourceEntry};
 use anyhow::{Context as _, Result, bail};
@@ -244,7 +244,9 @@ fn steps(
             replay::Step::CreateApi(entry, options, _) => {
                 commands.push(KubebuilderStep::Run(api_args(&entry, &options)));
             }
-            replay::Step::CreateWebhook(entry, _) => commands.extend(webhook_step(&entry)),
+            replay::Step::CreateWebhook(entry, options) => {
+                commands.extend(webhook_step(&entry, &options))
+            }
             replay::Step::AddPlugin(GRAFANA) => plugins.insert(0, KubebuilderStep::Grafana),
             replay::Step::AddPlugin(key) => plugins.push(KubebuilderStep::Run(
                 ["edit", "--plugins", key].map(String::from).into(),
@@ -313,25 +315,24 @@ fn api_args(entry: &ResourceEntry, options: &ApiOptions) -> Vec<String> {
     args
 }
 
-/// The `create webhook` of one resource, with the webhooks PROJECT records.
-fn webhook_step(entry: &ResourceEntry) -> Option<KubebuilderStep> {
-    let webhooks = entry.webhooks.as_ref()?;
+/// The `create webhook` of one resource, with the webhooks of `options`.
+fn webhook_step(entry: &ResourceEntry, options: &WebhookOptions) -> Option<KubebuilderStep> {
     let mut args = create_args("webhook", entry);
-    if webhooks.validation == Some(true) {
+    if options.validation {
         args.push("--programmatic-validation".into());
-        if let Some(path) = &webhooks.validation_path {
+        if let Some(path) = &options.validation_path {
             args.extend(["--validation-path".into(), path.clone()]);
         }
     }
-    if webhooks.defaulting == Some(true) {
+    if options.defaulting {
         args.push("--defaulting".into());
-        if let Some(path) = &webhooks.defaulting_path {
+        if let Some(path) = &options.defaulting_path {
             args.extend(["--defaulting-path".into(), path.clone()]);
         }
     }
-    if webhooks.conversion == Some(true) {
+    if options.conversion {
         args.push("--conversion".into());
-        for spoke in &webhooks.spoke {
+        for spoke in &options.spokes {
             args.extend(["--spoke".into(), spoke.clone()]);
         }
     }

@@ -92,7 +92,7 @@ impl Trees {
         let chain = crate::plugins::Chain::from_layout(&project.file.layout)?;
         let mut plugins: Vec<&'static dyn Plugin> = chain.iter().collect();
         plugins.extend(
-            crate::commands::replay::optional_plugins(&project.file)
+            crate::ops::replay::optional_plugins(&project.file)
                 .into_iter()
                 .filter_map(crate::plugins::by_key),
         );

@@ -89,7 +89,7 @@ impl EditHook for AutoUpdate {
         let existing = read_if_present(ctx.dir, Path::new(WORKFLOW))?;
         match existing {
             Some(text) if text == contents => {}
-            Some(_) if !ctx.request.force => out.notes.push(format!(
+            Some(_) if !ctx.settings.force => out.notes.push(format!(
                 "{WORKFLOW} differs from the workflow this version writes and is kept: run `kubebuilder-rs edit --plugins autoupdate/v1-alpha --force` to rewrite it."
             )),
             _ => {

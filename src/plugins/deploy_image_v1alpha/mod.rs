@@ -17,7 +17,7 @@ mod rust;
 
 use super::flags::args_of;
 use super::{
-    AfterWrite, ApiContext, Chain, CreateApiHook, Layout, Output, Plugin, Role, Toolchain,
+    AfterWrite, ApiContext, Chain, CreateApiHook, Given, Layout, Output, Plugin, Role, Toolchain,
 };
 use crate::machinery::{Templates, path_vars};
 use crate::project::{ProjectFile, ResourceEntry};
@@ -95,11 +95,11 @@ impl CreateApiHook for DeployImage {
         }
     }
 
-    fn replay_args(
+    fn replay_options(
         &self,
         project: &ProjectFile,
         entry: &ResourceEntry,
-    ) -> Result<Option<Vec<String>>> {
+    ) -> Result<Option<Given>> {
         let group = entry.group.as_deref().unwrap_or_default();
         let section: Section = project.plugin_section(KEY)?.unwrap_or_default();
         let Some(recorded) = section
@@ -116,9 +116,12 @@ impl CreateApiHook for DeployImage {
                 entry.version, entry.kind
             )
         })?;
-        let mut args = operand.args();
-        args.push("--manifests=false".to_string());
-        Ok(Some(args))
+        // A replay writes into a scratch directory: no post-steps.
+        let flags = DeployImageOptions {
+            manifests: false,
+            ..operand.flags()
+        };
+        Ok(Some(Given::new(flags)))
     }
 }
 
@@ -293,6 +296,7 @@ fn section(project: &ProjectFile, resource: &Resource, operand: &Operand) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plugins::{Flags, Hook};
     use serde_norway::Value;
 
     /// Records `resource` in `project` as `create api` does; the section as PROJECT holds it.
@@ -348,14 +352,15 @@ mod tests {
             kind: "Busybox".into(),
             ..ResourceEntry::default()
         };
-        let args = DeployImage
-            .replay_args(&project, &busybox)
+        let given = DeployImage
+            .replay_options(&project, &busybox)
             .unwrap()
             .unwrap();
-        assert!(
-            args.contains(&format!("--{}=8080", options::PORT)),
-            "{args:?}"
-        );
+        let replayed = Flags::replayed(Hook::CreateApi, vec![given]);
+        let options: DeployImageOptions = replayed.get().unwrap();
+        assert_eq!(options.image_container_port.as_deref(), Some("8080"));
+        assert_eq!(options.image.as_deref(), Some("busybox:1"));
+        assert!(!options.manifests);
         let operand = Operand::parse(Some("memcached:1"), None, None, None).unwrap();
         let resource = Resource::new(&project, "cache", "v1alpha1", "Memcached", None, true);
         let after = record(&mut project, &resource, &operand);

@@ -11,17 +11,8 @@ use clap::ArgAction;
 use serde::{Deserialize, Serialize};
 use serde_norway::{Mapping, Number};
 
-/// `--image`: the container image the controller deploys.
-pub const IMAGE: &str = "image";
-/// `--image-container-command`: the container's command, comma-separated.
-pub const COMMAND: &str = "image-container-command";
-/// `--image-container-port`: the port the container listens on.
-pub const PORT: &str = "image-container-port";
-/// `--run-as-user`: the user ID the container runs as.
-pub const RUN_AS_USER: &str = "run-as-user";
-
 /// The plugin's flags on `create api`.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct DeployImageOptions {
     /// `--image`.
     #[arg(
@@ -104,19 +95,16 @@ impl Operand {
         })
     }
 
-    /// The arguments of this plugin's flags that give this operand.
-    pub fn args(&self) -> Vec<String> {
-        let mut args = vec![format!("--{IMAGE}={}", self.image)];
-        if !self.command.is_empty() {
-            args.push(format!("--{COMMAND}={}", self.command.join(",")));
+    /// The plugin's options that give this operand, its post-steps on.
+    pub fn flags(&self) -> DeployImageOptions {
+        DeployImageOptions {
+            image: Some(self.image.clone()),
+            image_container_command: (!self.command.is_empty()).then(|| self.command.join(",")),
+            image_container_port: self.container_port.map(|port| port.to_string()),
+            run_as_user: self.run_as_user.map(|user| user.to_string()),
+            make: true,
+            manifests: true,
         }
-        if let Some(port) = self.container_port {
-            args.push(format!("--{PORT}={port}"));
-        }
-        if let Some(user) = self.run_as_user {
-            args.push(format!("--{RUN_AS_USER}={user}"));
-        }
-        args
     }
 
     /// The `options` PROJECT records, values as strings.
@@ -281,7 +269,10 @@ mod tests {
         let operand = Operand::parse(Some("busybox:1.36"), None, Some(""), None).unwrap();
         assert!(operand.command.is_empty());
         assert_eq!(operand.container_port, None);
-        assert_eq!(operand.args(), ["--image=busybox:1.36"]);
+        let flags = operand.flags();
+        assert_eq!(flags.image.as_deref(), Some("busybox:1.36"));
+        let given = [&flags.image_container_command, &flags.image_container_port];
+        assert!(given.iter().all(|value| value.is_none()), "{flags:?}");
         let err = Operand::parse(None, None, None, None).unwrap_err();
         assert!(err.to_string().contains("needs --image"), "{err}");
     }

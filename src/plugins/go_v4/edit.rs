@@ -24,11 +24,11 @@ const CONTROLLER_DIR: &str = "internal/controller";
 /// Plans the Go side of `edit`: the moves a layout switch needs (as a
 /// note) and a new license header.
 pub fn plan(ctx: &EditContext, out: &mut Output) -> Result<()> {
-    if let Some(target) = ctx.request.multigroup {
+    if let Some(target) = ctx.settings.multigroup {
         edit_multigroup(ctx.dir, ctx.project, target, out);
     }
-    if let Some(license) = &ctx.request.license {
-        edit_license(ctx.dir, license, ctx.request.owner.as_deref(), out)?;
+    if let Some(license) = &ctx.settings.license {
+        edit_license(ctx.dir, license, ctx.settings.owner.as_deref(), out)?;
     }
     Ok(())
 }

@@ -23,7 +23,7 @@ pub use versions::{Versions, versions};
 use super::flags::args_of;
 use super::{
     AfterWrite, ApiContext, ApiTemplateContext, CreateApiHook, CreateWebhookHook, DomainOption,
-    EditContext, EditHook, Flags, InitContext, InitHook, Layout, License, Output, Plugin,
+    EditContext, EditHook, Flags, Given, InitContext, InitHook, Layout, License, Output, Plugin,
     ReplaySettings, Role, Toolchain, UpdateHook, WebhookContext,
 };
 use crate::machinery::clock::current_year;
@@ -74,7 +74,7 @@ impl Plugin for GoBase {
 }
 
 /// go/v4's flags on `init`.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 struct InitOptions {
     #[arg(
         long,
@@ -93,7 +93,7 @@ struct InitOptions {
 }
 
 /// go/v4's flags on `create api` and `create webhook`.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 struct CreateOptions {
     #[command(flatten)]
     external: ExternalApiOptions,
@@ -104,7 +104,7 @@ struct CreateOptions {
 }
 
 /// go/v4's flags on `create api`: those of [`CreateOptions`] and `--ssa`.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 struct CreateApiOptions {
     #[command(flatten)]
     create: CreateOptions,
@@ -175,16 +175,20 @@ impl InitHook for GoBase {
         )
     }
 
-    fn replay_args(&self, project: &ProjectFile, settings: &ReplaySettings) -> Result<Vec<String>> {
+    fn replay_options(
+        &self,
+        project: &ProjectFile,
+        settings: &ReplaySettings,
+    ) -> Result<Option<Given>> {
         let repo = project
             .repo
-            .as_deref()
+            .clone()
             .context("PROJECT has no `repo` (the Go module path), which init needs; add it")?;
-        Ok(vec![
-            format!("--repo={repo}"),
-            "--fetch-deps=false".to_string(),
-            format!("--skip-go-version-check={}", settings.skip_toolchain_check),
-        ])
+        Ok(Some(Given::new(InitOptions {
+            repo: Some(repo),
+            fetch_deps: false,
+            skip_go_version_check: settings.skip_toolchain_check,
+        })))
     }
 }
 
@@ -499,7 +503,7 @@ mod update_step_tests {
 }
 
 /// `--external-api-path`, `--external-api-domain`, `--external-api-module`.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 struct ExternalApiOptions {
     #[arg(
         long,

@@ -80,7 +80,7 @@ impl Plugin for Helm {
 }
 
 /// The plugin's flags on `edit`.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 struct HelmOptions {
     #[arg(
         long,
@@ -201,7 +201,7 @@ fn manifests_text(
             settings.manifests
         );
     }
-    if ctx.request.dry_run {
+    if ctx.settings.dry_run {
         out.notes.push(format!(
             "{} does not exist: without --dry-run, `make {}` runs first to build it, and the chart is planned from its output.",
             settings.manifests,
@@ -350,7 +350,7 @@ fn plan_project_files(
             text: templates.render("edit/makefile/helm-targets.mk.jinja", context)?,
         });
     }
-    let force = ctx.request.force;
+    let force = ctx.settings.force;
     let folders = if go {
         &["edit/project"][..]
     } else {
@@ -380,7 +380,7 @@ fn plan_chart(
             .iter()
             .any(|t| format!("templates/{}", t.path) == relative)
     };
-    let force = ctx.request.force;
+    let force = ctx.settings.force;
     templates.plan_tree_with(
         "edit/chart",
         &context,
@@ -413,7 +413,7 @@ fn plan_chart(
 /// user's file is kept and gains only the top-level sections it lacks.
 fn values_change(ctx: &EditContext, path: PathBuf, contents: String) -> Result<Change> {
     let existing = read_if_present(ctx.dir, &path)?;
-    let Some(existing) = existing.filter(|_| !ctx.request.force) else {
+    let Some(existing) = existing.filter(|_| !ctx.settings.force) else {
         return Ok(Change::Write { path, contents });
     };
     let missing = missing_sections(&existing, &contents);

@@ -13,13 +13,13 @@ use std::path::Path;
 
 /// Plans the Rust side of `edit`.
 pub fn plan(ctx: &EditContext, out: &mut Output) -> Result<()> {
-    if let Some(target) = ctx.request.multigroup
+    if let Some(target) = ctx.settings.multigroup
         && (ctx.project.multigroup == Some(true)) != target
     {
         out.notes.push(multigroup_note(target));
     }
-    if let Some(license) = &ctx.request.license {
-        edit_license(ctx.dir, license, ctx.request.owner.as_deref(), out)?;
+    if let Some(license) = &ctx.settings.license {
+        edit_license(ctx.dir, license, ctx.settings.owner.as_deref(), out)?;
     }
     Ok(())
 }

@@ -22,7 +22,7 @@ use anyhow::{Context as _, Result, bail};
 use std::path::Path;
 
 /// The flags naming a type from another crate.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub(super) struct ExternalApiOptions {
     #[arg(
         long,

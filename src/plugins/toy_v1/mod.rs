@@ -7,8 +7,8 @@
 
 use super::flags::args_of;
 use super::{
-    ApiContext, ApiTemplateContext, CreateApiHook, InitContext, InitHook, Layout, License, Output,
-    Plugin, ReplaySettings, Role,
+    ApiContext, ApiTemplateContext, CreateApiHook, Given, InitContext, InitHook, Layout, License,
+    Output, Plugin, ReplaySettings, Role,
 };
 use crate::machinery::{Change, Context};
 use crate::project::ProjectFile;
@@ -44,7 +44,7 @@ impl Plugin for Toy {
 }
 
 /// The layout's flags on `init`.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 struct ToyInitOptions {
     #[arg(
         long,
@@ -78,12 +78,15 @@ impl InitHook for Toy {
         Some("Next: kubebuilder-rs create api (toy/v1)")
     }
 
-    fn replay_args(
+    fn replay_options(
         &self,
         _project: &ProjectFile,
         _settings: &ReplaySettings,
-    ) -> Result<Vec<String>> {
-        Ok(vec!["--toy-greeting=Again.".to_string()])
+    ) -> Result<Option<Given>> {
+        let greeting = "Again.".to_string();
+        Ok(Some(Given::new(ToyInitOptions {
+            toy_greeting: greeting,
+        })))
     }
 }
 
@@ -161,12 +164,12 @@ fn render(source: &str, context: minijinja::Value) -> Result<String> {
 mod tests {
     use super::*;
     use crate::commands::alpha_generate::scaffold_project;
-    use crate::commands::create_api;
-    use crate::commands::init::{InitOptions, plan as plan_init};
+    use crate::ops::create_api::{self, ApiRequest};
+    use crate::ops::init::{self, InitOptions, InitRequest};
+    use crate::ops::{ResourceName, ResourceSpec};
     use crate::plugins::{Chain, Flags, Hook, manager_takes_flag};
     use crate::project::Project;
     use crate::project::bookkeeping::ApiOptions;
-    use crate::resource::Resource;
 
     fn init_options() -> InitOptions {
         InitOptions {
@@ -185,26 +188,36 @@ mod tests {
         let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
         let flags = Flags::parse(Hook::Init, &args).unwrap();
         flags.check_chain(&chain).unwrap();
-        let plan = plan_init(&chain, &init_options(), &flags, dir).unwrap();
+        let request = InitRequest {
+            chain,
+            options: init_options(),
+            flags,
+        };
+        let plan = init::plan(dir, &request).unwrap();
         plan.resolve(dir, false).unwrap().apply().unwrap();
     }
 
     /// `create api` for crew/v1 `kind` in `dir`, through its own planning.
     fn create_api(dir: &Path, kind: &str) {
         let mut project = Project::load(dir).unwrap();
-        let chain = Chain::from_layout(&project.file.layout).unwrap();
-        let resource = Resource::new(&project.file, "crew", "v1", kind, None, true);
-        let options = ApiOptions {
-            resource: true,
-            controller: true,
-            controller_name: None,
-            ssa: false,
-            force: false,
+        let request = ApiRequest {
+            chain: Chain::from_layout(&project.file.layout).unwrap(),
+            resource: ResourceSpec::Named(ResourceName {
+                group: "crew".into(),
+                version: "v1".into(),
+                kind: kind.into(),
+                plural: None,
+                namespaced: true,
+            }),
+            options: ApiOptions {
+                resource: true,
+                controller: true,
+                ..ApiOptions::default()
+            },
+            flags: Flags::defaults(Hook::CreateApi),
         };
-        let flags = Flags::defaults(Hook::CreateApi);
-        let out = create_api::plan(&chain, dir, &mut project, &resource, &options, &flags);
-        let plan = out.unwrap().plan;
-        plan.resolve(dir, false).unwrap().apply().unwrap();
+        let (out, _) = create_api::plan(dir, &mut project, &request).unwrap();
+        out.plan.resolve(dir, false).unwrap().apply().unwrap();
     }
 
     fn read(dir: &Path, path: &str) -> String {
@@ -255,7 +268,7 @@ mod tests {
     }
 
     #[test]
-    fn alpha_generate_replays_the_layout_with_its_own_arguments() {
+    fn alpha_generate_replays_the_layout_with_its_own_options() {
         let (original, new) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         init(original.path(), &[]);
         create_api(original.path(), "Captain");

@@ -170,14 +170,72 @@ impl HostState {
             // Rules and chains, without the packet counters.
             firewall: lines(
                 "{ iptables-save; ip6tables-save; } 2>/dev/null | grep -v '^#' | sed 's/\\[[0-9]*:[0-9]*\\]//'",
-            ),
-            nft_tables: lines("nft list tables 2>/dev/null"),
+            )
+            .into_iter()
+            .filter(|line| !is_empty_builtin(line))
+            .collect(),
+            nft_tables: lines("nft list tables 2>/dev/null")
+                .into_iter()
+                .filter(|line| !IPTABLES_TABLES.contains(&line.as_str()))
+                .collect(),
             sysctls: lines(
                 "grep . /proc/sys/net/ipv4/ip_forward /proc/sys/net/bridge/bridge-nf-call-iptables",
             ),
             cgroups: lines("find /sys/fs/cgroup -mindepth 1 -maxdepth 3 -type d"),
             run_dirs: lines("ls -d /run/kubebuilder-rs-cluster* 2>/dev/null"),
         }
+    }
+}
+
+/// The tables iptables keeps in nftables (`nft list tables`): their rules
+/// and chains are read with `iptables-save` ([`HostState::firewall`]).
+const IPTABLES_TABLES: &[&str] = &[
+    "table ip filter",
+    "table ip nat",
+    "table ip mangle",
+    "table ip raw",
+    "table ip6 filter",
+    "table ip6 nat",
+    "table ip6 mangle",
+    "table ip6 raw",
+];
+
+/// Whether `line` of `iptables-save` (counters taken off) is what every
+/// table in use has whatever added to it and took away again: its
+/// `*table` and `COMMIT` lines and its built-in chains with the default
+/// ACCEPT policy. The first rule anything adds to a table makes those
+/// appear, and they stay once the rule is gone, so on a new machine the
+/// first cluster (or podman run) leaves them; a rule, a chain of its own or
+/// a built-in chain's other policy is never one of them.
+fn is_empty_builtin(line: &str) -> bool {
+    const BUILTIN: [&str; 5] = ["INPUT", "OUTPUT", "FORWARD", "PREROUTING", "POSTROUTING"];
+    let table = line.starts_with('*') && !line.contains(' ');
+    let policy = line
+        .strip_prefix(':')
+        .and_then(|rest| rest.trim_end().strip_suffix(" ACCEPT"))
+        .is_some_and(|chain| BUILTIN.contains(&chain));
+    table || line == "COMMIT" || policy
+}
+
+#[test]
+fn an_empty_builtin_table_is_not_left_behind_but_a_rule_or_chain_is() {
+    for line in [
+        "*nat",
+        "*filter",
+        "COMMIT",
+        ":PREROUTING ACCEPT ",
+        ":FORWARD ACCEPT",
+    ] {
+        assert!(is_empty_builtin(line), "{line:?}");
+    }
+    for line in [
+        ":FORWARD DROP ",
+        ":KUBE-SERVICES - ",
+        "-A FORWARD -j KUBE-FORWARD",
+        "-A POSTROUTING -s 10.244.0.0/24 -j MASQUERADE",
+        "*nat extra",
+    ] {
+        assert!(!is_empty_builtin(line), "{line:?}");
     }
 }
 

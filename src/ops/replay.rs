@@ -6,22 +6,23 @@
 //! records resources with their `create api` flags (deploy-image/v1-alpha)
 //! is instead added to the `create api` of each of those resources.
 //!
-//! The plugins' flags of each command are the arguments their hooks give
-//! (`replay_args`), parsed by `alpha generate` through the same definitions
-//! as the command line's.
-//!
-//! The one place PROJECT is turned into commands: `alpha generate` runs the
-//! steps, external plugins get each one's flags as kubebuilder forwards them
-//! ([`command_line`]), and `alpha update` has kubebuilder run them for a
-//! project kubebuilder made (its `ancestor` module renders them as
-//! kubebuilder's command lines).
+//! The one place PROJECT is turned into commands: `alpha generate` runs
+//! each step as the request of its operation ([`request`]), the plugins'
+//! typed options given by their hooks (`replay_options`); external plugins
+//! get each step's flags as kubebuilder forwards them ([`command_line`]);
+//! and `alpha update` has kubebuilder run the steps for a project
+//! kubebuilder made (its `ancestor` module renders them as kubebuilder's
+//! command lines).
 //!
 //! When a webhook runs is PROJECT's secret (see [`Order`]); either way it
 //! waits until every API it needs exists: a conversion webhook on a hub
 //! version comes right after the last of its spoke versions.
 
-use super::init::InitOptions;
-use crate::plugins::{Chain, License, ReplaySettings, Role};
+use super::ResourceSpec;
+use super::create_api::ApiRequest;
+use super::create_webhook::WebhookRequest;
+use super::init::{InitOptions, InitRequest};
+use crate::plugins::{Chain, Flags, Given, Hook, License, ReplaySettings, Role};
 use crate::project::bookkeeping::{ApiOptions, WebhookOptions};
 use crate::project::{ProjectFile, ResourceEntry};
 use anyhow::{Context as _, Result};
@@ -29,7 +30,7 @@ use anyhow::{Context as _, Result};
 /// One command of the sequence.
 #[derive(Debug, Clone)]
 pub enum Step {
-    /// `init` (its plugins' flags: [`init_args`]).
+    /// `init` (its plugins' options: [`request`]).
     Init(InitOptions),
     /// `create api` for a resource entry of PROJECT, with the optional
     /// plugins that took part in it.
@@ -40,13 +41,26 @@ pub enum Step {
     AddPlugin(&'static str),
 }
 
-/// An optional plugin added to a `create api`, with the flags it took.
+/// An optional plugin added to a `create api`, with the options it took.
 #[derive(Debug, Clone)]
 pub struct ApiPlugin {
     /// The plugin's key.
     pub key: &'static str,
-    /// The arguments of its flags.
-    pub args: Vec<String>,
+    /// Its typed options.
+    pub options: Given,
+}
+
+/// A step as the request of its operation.
+#[derive(Debug, Clone)]
+pub enum Request {
+    /// `init`.
+    Init(InitRequest),
+    /// `create api`.
+    CreateApi(ApiRequest),
+    /// `create webhook`.
+    CreateWebhook(WebhookRequest),
+    /// `edit --plugins <key>`, the plugin's PROJECT section as recorded.
+    AddPlugin(&'static str),
 }
 
 /// When the `create webhook` commands ran. PROJECT records the resources in
@@ -101,11 +115,51 @@ pub fn steps(project: &ProjectFile, license: Option<License>, order: Order) -> R
     Ok(steps)
 }
 
+/// The request of `step` in a project of `chain` re-created from
+/// `project`: the plugins' typed options their hooks give for it, and the
+/// command line external plugins get; `settings` reach init's plugins.
+pub fn request(
+    step: &Step,
+    chain: &Chain,
+    project: &ProjectFile,
+    settings: &ReplaySettings,
+) -> Result<Request> {
+    let forwarded = command_line(step, project);
+    Ok(match step {
+        Step::Init(options) => Request::Init(InitRequest {
+            chain: chain.clone(),
+            options: options.clone(),
+            flags: Flags::replayed(Hook::Init, init_plugin_options(project, chain, settings)?)
+                .forwarding(forwarded),
+        }),
+        Step::CreateApi(entry, options, plugins) => {
+            let mut chain = chain.clone();
+            for plugin in plugins {
+                chain = chain.with_extra(plugin.key)?;
+            }
+            let given = plugins.iter().map(|p| p.options.clone()).collect();
+            Request::CreateApi(ApiRequest {
+                chain,
+                resource: ResourceSpec::Recorded(Box::new(entry.clone())),
+                options: options.clone(),
+                flags: Flags::replayed(Hook::CreateApi, given).forwarding(forwarded),
+            })
+        }
+        Step::CreateWebhook(entry, options) => Request::CreateWebhook(WebhookRequest {
+            chain: chain.clone(),
+            resource: ResourceSpec::Recorded(Box::new(entry.clone())),
+            options: options.clone(),
+            flags: Flags::replayed(Hook::CreateWebhook, Vec::new()).forwarding(forwarded),
+        }),
+        Step::AddPlugin(key) => Request::AddPlugin(key),
+    })
+}
+
 /// The flags of the command line `step` stands for, as external plugins get
 /// them (the command line `kubebuilder alpha generate` runs for it, less
 /// its license and toolchain flags); init's come from `project`'s top-level
 /// keys, as kubebuilder's.
-pub fn command_line(step: &Step, project: &ProjectFile) -> Vec<String> {
+fn command_line(step: &Step, project: &ProjectFile) -> Vec<String> {
     let mut args: Vec<String> = Vec::new();
     let mut flag = |name: &str, value: Option<&str>| {
         args.push(format!("--{name}"));
@@ -187,10 +241,10 @@ fn api_plugins(project: &ProjectFile, entry: &ResourceEntry) -> Result<Vec<ApiPl
         let Some(hook) = plugin.create_api() else {
             continue;
         };
-        if let Some(args) = hook.replay_args(project, entry)? {
+        if let Some(options) = hook.replay_options(project, entry)? {
             plugins.push(ApiPlugin {
                 key: plugin.key(),
-                args,
+                options,
             });
         }
     }
@@ -217,18 +271,18 @@ fn init_options(project: &ProjectFile, license: Option<License>) -> Result<InitO
     })
 }
 
-/// The arguments of the plugin flags of `init`, as each plugin of the
-/// chain gives them for `project`; `settings` reach them.
-pub fn init_args(
+/// The typed options of `init`'s plugins, as each plugin of the chain
+/// gives them for `project`; `settings` reach them.
+fn init_plugin_options(
     project: &ProjectFile,
     chain: &Chain,
     settings: &ReplaySettings,
-) -> Result<Vec<String>> {
-    let mut args = Vec::new();
+) -> Result<Vec<Given>> {
+    let mut given = Vec::new();
     for hook in chain.iter().filter_map(|p| p.init()) {
-        args.extend(hook.replay_args(project, settings)?);
+        given.extend(hook.replay_options(project, settings)?);
     }
-    Ok(args)
+    Ok(given)
 }
 
 /// The `create api` options for one resource: its API type together with
@@ -317,7 +371,7 @@ mod tests {
                         .then(|| r.controller_name.clone().unwrap_or_default()),
                     plugins
                         .iter()
-                        .map(|p| format!(" --plugins {} {:?}", p.key, p.args))
+                        .map(|p| format!(" --plugins {}", p.key))
                         .collect::<String>()
                 ),
                 Step::CreateWebhook(e, r) => format!(
@@ -425,7 +479,7 @@ version: \"3\"
     }
 
     #[test]
-    fn a_resource_recorded_by_deploy_image_is_created_with_its_flags() {
+    fn a_resource_recorded_by_deploy_image_is_created_with_the_plugin() {
         let text = PROJECT.replace(
             "plugins:\n",
             "plugins:\n  deploy-image.go.kubebuilder.io/v1-alpha:\n    resources:\n    - domain: my.domain\n      group: crew\n      kind: FirstMate\n      options:\n        containerPort: \"8080\"\n        image: nginx:1.27\n      version: v1\n",
@@ -433,7 +487,7 @@ version: \"3\"
         let project = Project::parse(&text).unwrap().file;
         let names = names(&steps(&project, None, Order::WebhooksWithTheirApi).unwrap());
         assert!(
-            names.contains(&"api crew/v1/FirstMate resource=true controller=Some(\"\") --plugins deploy-image.go.kubebuilder.io/v1-alpha [\"--image=nginx:1.27\", \"--image-container-port=8080\", \"--manifests=false\"]".to_string()),
+            names.contains(&"api crew/v1/FirstMate resource=true controller=Some(\"\") --plugins deploy-image.go.kubebuilder.io/v1-alpha".to_string()),
             "{names:#?}"
         );
         assert!(names.contains(&"api crew/v2/FirstMate resource=true controller=None".to_string()));
@@ -450,7 +504,7 @@ version: \"3\"
         let text = PROJECT.replace("repo: example.com/ship\n", "");
         let project = Project::parse(&text).unwrap().file;
         let chain = Chain::from_layout(&project.layout).unwrap();
-        let err = init_args(&project, &chain, &SKIP_CHECK)
+        let err = init_plugin_options(&project, &chain, &SKIP_CHECK)
             .unwrap_err()
             .to_string();
         assert!(err.contains("no `repo`"), "{err}");
