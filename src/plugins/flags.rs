@@ -206,23 +206,18 @@ pub fn plugin_args(hook: Hook) -> Vec<(Vec<&'static str>, clap::Arg)> {
 /// and those of plugins the chain does not run hidden. They still parse,
 /// so that [`Flags::check_chain`] refuses them naming their plugin.
 pub fn plugin_args_in(hook: Hook, chain: &Chain) -> Vec<clap::Arg> {
+    let in_chain: Vec<clap::Arg> = chain
+        .iter()
+        .flat_map(|plugin| args_of_plugin(plugin, hook))
+        .collect();
     plugin_args(hook)
         .into_iter()
-        .map(|(plugins, arg)| {
-            let own = plugins
-                .iter()
-                .find(|key| chain.contains(key))
-                .and_then(|key| {
-                    let plugin = chain.iter().find(|p| p.key() == *key)?;
-                    args_of_plugin(plugin, hook)
-                        .into_iter()
-                        .find(|a| a.get_id() == arg.get_id())
-                });
-            match own {
-                Some(own) => own,
+        .map(
+            |(_, arg)| match in_chain.iter().find(|own| own.get_id() == arg.get_id()) {
+                Some(own) => own.clone(),
                 None => arg.hide(true),
-            }
-        })
+            },
+        )
         .collect()
 }
 
