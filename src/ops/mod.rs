@@ -75,7 +75,7 @@ pub struct ResourceName {
 /// Resolves `plan` against `dir`, then prints it (`dry_run`) or writes it
 /// and lists what it wrote. Returns the files written (relative to `dir`),
 /// or `None` for a dry run.
-pub fn carry_out(plan: &Plan, dir: &Path, write: Write) -> Result<Option<Vec<PathBuf>>> {
+fn carry_out(plan: &Plan, dir: &Path, write: Write) -> Result<Option<Vec<PathBuf>>> {
     let resolved = plan.resolve(dir, write.force)?;
     if write.dry_run {
         print!("{}", resolved.describe());
