@@ -1,0 +1,285 @@
+//! `make run-with-webhooks` against a real API server started by
+//! `tests/support/control-plane up`: the manager runs on this machine with
+//! its defaulting, validating and conversion webhooks on, and the API server
+//! calls them through the configurations the run applies; a stopped run
+//! leaves nothing behind, a killed one leaves labeled leftovers that the next
+//! run replaces, and a configuration of the same name that a run did not
+//! make is refused with the cluster untouched.
+//!
+//! Needs Go, the module proxy and the control-plane binaries
+//! (KUBEBUILDER_ASSETS), so it is run by `scripts/test-all`.
+
+use crate::common::cluster::{Background, ControlPlane, Env, env_for, step, wait_until};
+use crate::common::{empty_project_dir, kb, stderr, stdout};
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+const CRD: &str = "frigates.ship.example.com";
+/// The name of the run's webhook configurations (`<project>-run-with-webhooks`).
+const CONFIG_NAME: &str = "fleet-run-with-webhooks";
+/// What the run prints once the API server calls the manager.
+const SERVING: &str = "the API server now calls the webhooks";
+
+/// Scaffolds v1 and v2 of Frigate with all three webhooks, and gives the
+/// defaulter and the validator one rule each.
+fn scaffold(dir: &Path, env: &Env) {
+    for line in [
+        "init --domain example.com --repo example.com/fleet",
+        "create api --group ship --version v1 --kind Frigate --resource --controller --make=false",
+        "create api --group ship --version v2 --kind Frigate --resource --controller=false --make=false",
+        "create webhook --group ship --version v1 --kind Frigate --defaulting \
+         --programmatic-validation --conversion --spoke v2 --make=false",
+    ] {
+        let output = kb(dir).args(line.split_whitespace()).output().unwrap();
+        assert!(output.status.success(), "{line}: {}", stderr(&output));
+    }
+    let path = dir.join("internal/webhook/v1/frigate_webhook.go");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let text = insert_before_return(
+        &text,
+        "func (d *FrigateDefaulter) Default(",
+        "return nil",
+        "if obj.Spec.Foo == nil {\n\t\tobj.Spec.Foo = new(\"defaulted\")\n\t}\n\t",
+    );
+    let text = insert_before_return(
+        &text,
+        "func (v *FrigateValidator) ValidateCreate(",
+        "return nil, nil",
+        "if obj.Spec.Foo != nil && *obj.Spec.Foo == \"bad\" {\n\t\treturn nil, errors.New(\"spec.foo may not be bad\")\n\t}\n\t",
+    );
+    let text = text.replacen("import (\n", "import (\n\t\"errors\"\n", 1);
+    std::fs::write(&path, text).unwrap();
+    env.run(dir, "go", &["mod", "tidy"]);
+    env.run(dir, "make", &["install"]);
+}
+
+/// `text` with `code` inserted before the first `ret` after `function`.
+fn insert_before_return(text: &str, function: &str, ret: &str, code: &str) -> String {
+    let start = text.find(function).expect("the function is scaffolded");
+    let at = start + text[start..].find(ret).expect("the function returns");
+    format!("{}{code}{}", &text[..at], &text[at..])
+}
+
+/// Starts `make run-with-webhooks` and waits until the API server calls it.
+fn start(dir: &Path, env: &Env, log: &str) -> Background {
+    let log_path = dir.join(log);
+    let run = Background::logged(
+        &mut env.command(dir, "make", &["run-with-webhooks"]),
+        &log_path,
+    );
+    wait_until(SERVING, Duration::from_secs(300), || {
+        std::fs::read_to_string(&log_path).is_ok_and(|text| text.contains(SERVING))
+    });
+    run
+}
+
+/// The webhook configurations in the cluster, as `kind/name`.
+fn configurations(env: &Env) -> String {
+    stdout(&env.kubectl(&[
+        "get",
+        "mutatingwebhookconfigurations,validatingwebhookconfigurations",
+        "-o",
+        "name",
+    ]))
+}
+
+/// The CRD's conversion client configuration and annotations.
+fn conversion(env: &Env) -> (String, String) {
+    let get = |path: &str| {
+        stdout(&env.kubectl(&["get", "crd", CRD, "-o", &format!("jsonpath={{{path}}}")]))
+    };
+    (
+        get(".spec.conversion.webhook.clientConfig"),
+        get(".metadata.annotations"),
+    )
+}
+
+/// Applies a v1 Frigate named `name` with spec `spec`; the output.
+fn apply_frigate(env: &Env, name: &str, spec: &str) -> std::process::Output {
+    let yaml = format!(
+        "apiVersion: ship.example.com/v1\nkind: Frigate\nmetadata:\n  name: {name}\n  namespace: default\nspec: {spec}\n"
+    );
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(file.path(), yaml).unwrap();
+    env.kubectl(&["apply", "-f", file.path().to_str().unwrap()])
+}
+
+/// What the webhooks did, checked through the API server.
+fn webhooks_are_called(env: &Env, name: &str) {
+    let created = apply_frigate(env, name, "{}");
+    assert!(created.status.success(), "{}", stderr(&created));
+    let defaulted = env.kubectl(&[
+        "get",
+        "frigates.v1.ship.example.com",
+        name,
+        "-n",
+        "default",
+        "-o",
+        "jsonpath={.spec.foo}",
+    ]);
+    assert_eq!(
+        stdout(&defaulted),
+        "defaulted",
+        "the defaulter was not called"
+    );
+    let refused = apply_frigate(env, &format!("{name}-bad"), "{foo: bad}");
+    assert!(!refused.status.success(), "a bad Frigate was accepted");
+    assert!(
+        stderr(&refused).contains("spec.foo may not be bad"),
+        "not refused by the validator: {}",
+        stderr(&refused)
+    );
+    let converted = env.kubectl(&[
+        "get",
+        "frigates.v2.ship.example.com",
+        name,
+        "-n",
+        "default",
+        "-o",
+        "jsonpath={.apiVersion}",
+    ]);
+    assert_eq!(
+        stdout(&converted),
+        "ship.example.com/v2",
+        "not converted: {}",
+        stderr(&converted)
+    );
+}
+
+/// Whether something listens on 127.0.0.1:`port`.
+fn listening(port: u16) -> bool {
+    std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+}
+
+#[test]
+#[ignore = "needs Go, the module proxy and KUBEBUILDER_ASSETS; run by scripts/test-all"]
+fn run_with_webhooks_serves_the_api_server_and_leaves_nothing_behind() {
+    let (_tmp, dir) = empty_project_dir("fleet");
+    let plane = step("control-plane up", ControlPlane::up);
+    let env = env_for(&plane);
+    step(
+        "scaffold: Frigate v1 (hub) and v2, defaulting, validation and conversion webhooks; make install",
+        || scaffold(&dir, &env),
+    );
+    let (installed_conversion, _) = conversion(&env);
+    assert!(
+        installed_conversion.contains("webhook-service"),
+        "make install left no conversion webhook: {installed_conversion}"
+    );
+
+    step("a bad WEBHOOK_HOST is refused in one line", || {
+        let output = env
+            .command(
+                &dir,
+                "make",
+                &["run-with-webhooks", "WEBHOOK_HOST=not_a_host"],
+            )
+            .output()
+            .unwrap();
+        assert!(!output.status.success());
+        assert!(
+            stderr(&output)
+                .contains("--host \"not_a_host\" is neither an IP address nor a DNS name"),
+            "{}",
+            stderr(&output)
+        );
+        assert_eq!(configurations(&env), "", "configurations were applied");
+    });
+
+    let mut run = step("make run-with-webhooks: serving", || {
+        start(&dir, &env, "run-1.log")
+    });
+    step(
+        "the API server calls them: a Frigate defaulted, a bad one refused, v1 read as v2",
+        || {
+            let names = configurations(&env);
+            for kind in ["mutating", "validating"] {
+                assert!(
+                    names.contains(&format!(
+                        "{kind}webhookconfiguration.admissionregistration.k8s.io/{CONFIG_NAME}"
+                    )),
+                    "no {kind} configuration: {names}"
+                );
+            }
+            assert!(
+                conversion(&env)
+                    .0
+                    .contains("https://127.0.0.1:9443/convert")
+            );
+            webhooks_are_called(&env, "first");
+        },
+    );
+    step(
+        "Ctrl-C: the configurations are deleted and the CRD converts as installed",
+        || {
+            assert!(
+                run.interrupt(Duration::from_secs(60)),
+                "the run did not stop"
+            );
+            assert_eq!(configurations(&env), "");
+            let (client_config, annotations) = conversion(&env);
+            assert_eq!(client_config, installed_conversion);
+            assert!(!annotations.contains("saved-conversion"), "{annotations}");
+        },
+    );
+
+    step(
+        "kill -9: labeled leftovers, the manager stopped; the next run replaces them",
+        || {
+            let killed = start(&dir, &env, "run-2.log");
+            let group = format!("-{}", killed.child.id());
+            let status = Command::new("kill").args(["-KILL", "--", &group]).status();
+            assert!(status.unwrap().success());
+            wait_until("the manager's end", Duration::from_secs(60), || {
+                !listening(9443)
+            });
+            drop(killed);
+            assert!(
+                configurations(&env).contains(CONFIG_NAME),
+                "nothing left over"
+            );
+            let mut again = start(&dir, &env, "run-3.log");
+            let log = std::fs::read_to_string(dir.join("run-3.log")).unwrap();
+            assert!(
+                log.contains(&format!(
+                    "replacing MutatingWebhookConfiguration {CONFIG_NAME} left by an earlier run"
+                )),
+                "{log}"
+            );
+            webhooks_are_called(&env, "second");
+            assert!(again.interrupt(Duration::from_secs(60)));
+            assert_eq!(configurations(&env), "");
+            assert_eq!(conversion(&env).0, installed_conversion);
+        },
+    );
+
+    step(
+        "a configuration of that name not made by a run: refused, nothing changed",
+        || {
+            let theirs = format!(
+                "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata:\n  name: {CONFIG_NAME}\nwebhooks: []\n"
+            );
+            let file = dir.join("theirs.yaml");
+            std::fs::write(&file, theirs).unwrap();
+            env.run(&dir, "kubectl", &["apply", "-f", file.to_str().unwrap()]);
+            let before = configurations(&env);
+            let output = env
+                .command(&dir, "make", &["run-with-webhooks"])
+                .output()
+                .unwrap();
+            assert!(!output.status.success());
+            let said = stderr(&output);
+            assert!(
+                said.contains(&format!(
+                    "ValidatingWebhookConfiguration {CONFIG_NAME} was not made by run-with-webhooks"
+                )),
+                "{said}"
+            );
+            assert_eq!(configurations(&env), before);
+            assert_eq!(conversion(&env).0, installed_conversion);
+            assert!(!listening(9443), "the manager was started");
+        },
+    );
+    assert!(plane.down(), "control-plane down failed");
+}
