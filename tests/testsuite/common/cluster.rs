@@ -356,3 +356,14 @@ users:
   user:
     token: not-a-token
 ";
+
+/// The lock every test takes while a manager runs on this machine with the
+/// ports its flags default to (health probes 8081, webhooks 9443), as `make
+/// run` and `make run-with-webhooks` start it: the lanes run at once, and
+/// two such managers cannot both listen.
+pub fn default_ports_lock() -> super::FileLock {
+    let tools = super::shared_tools_bin();
+    let locks = tools.with_file_name("locks");
+    std::fs::create_dir_all(&locks).expect("create the locks dir");
+    super::FileLock::take(&locks.join("manager-default-ports.lock"))
+}

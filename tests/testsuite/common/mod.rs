@@ -368,3 +368,21 @@ pub fn makefile_value(dir: &Path, name: &str) -> String {
         .unwrap_or_else(|| panic!("no `{prefix}` in the Makefile"))
         .to_string()
 }
+
+/// An exclusive lock on a file, held until dropped (closing the file
+/// releases it): for what the tests of different lanes must not do at once.
+pub struct FileLock {
+    _held: std::fs::File,
+}
+
+impl FileLock {
+    /// Waits for the lock on `path`, creating the file if need be.
+    pub fn take(path: &Path) -> Self {
+        use std::os::fd::AsRawFd as _;
+        let file = std::fs::File::create(path).expect("create the lock file");
+        // SAFETY: flock on a descriptor this value owns.
+        let taken = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
+        assert_eq!(taken, 0, "cannot lock {}", path.display());
+        Self { _held: file }
+    }
+}

@@ -9,7 +9,7 @@
 //! built from: `old-builds/<commit>/kubebuilder-rs` and
 //! `old-builds/edited-<hash>/kubebuilder-rs`.
 
-use super::{shared_tools_bin, stderr, stdout};
+use super::{FileLock, shared_tools_bin, stderr, stdout};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
@@ -152,7 +152,7 @@ fn cached_or_built(bin: &Path, what: &str, prepare: impl FnOnce(&Path) -> PathBu
         eprintln!("ok  kubebuilder-rs ({what}) from the cache");
         return bin.to_path_buf();
     }
-    let _lock = BuildLock::take(&builds_dir().join("build.lock"));
+    let _lock = FileLock::take(&builds_dir().join("build.lock"));
     if bin.is_file() {
         return bin.to_path_buf();
     }
@@ -223,21 +223,4 @@ fn fnv1a(files: &[(String, Vec<u8>)]) -> u64 {
         }
     }
     hash
-}
-
-/// An exclusive lock on a file, held until dropped (closing the file
-/// releases it).
-struct BuildLock {
-    _held: std::fs::File,
-}
-
-impl BuildLock {
-    fn take(path: &Path) -> Self {
-        use std::os::fd::AsRawFd as _;
-        let file = std::fs::File::create(path).expect("create the build lock");
-        // SAFETY: flock on a descriptor this value owns.
-        let taken = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
-        assert_eq!(taken, 0, "cannot lock {}", path.display());
-        Self { _held: file }
-    }
 }

@@ -13,8 +13,8 @@
 //! (KUBEBUILDER_ASSETS), so it is run by `scripts/test-all`.
 
 use crate::common::cluster::{
-    Background, ControlPlane, Env, assert_deployed, env_for, http_get, install_cert_manager_crds,
-    objects, step, wait_until,
+    Background, ControlPlane, Env, assert_deployed, default_ports_lock, env_for, http_get,
+    install_cert_manager_crds, objects, step, wait_until,
 };
 use crate::common::{empty_project_dir, kb, shared_tools_bin, stderr, stdout};
 use std::path::Path;
@@ -253,6 +253,7 @@ fn install_run_deploy_undeploy_against_a_real_api_server() {
     step(
         "make run (ENABLE_WEBHOOKS=false): healthz, workers, a sample reconciled, clean SIGINT stop",
         || {
+            let _ports = default_ports_lock();
             let log_path = dir.join("make-run.log");
             let mut run = Background::logged(
                 env.command(&dir, "make", &["run"])

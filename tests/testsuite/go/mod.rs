@@ -15,4 +15,3 @@ mod init;
 mod kubebuilder_ancestor;
 mod kubebuilder_compat;
 mod plural_flect;
-mod run_with_webhooks;

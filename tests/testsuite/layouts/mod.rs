@@ -2,3 +2,4 @@
 
 mod alpha_update_corpus;
 mod autoupdate_workflow;
+mod run_with_webhooks;

@@ -24,8 +24,8 @@
 //! rebuilds only the project's own crate. Run by `scripts/test-all`.
 
 use crate::common::cluster::{
-    Background, ControlPlane, Env, assert_deployed, assets, http_get, install_cert_manager_crds,
-    step, wait_until,
+    Background, ControlPlane, Env, assert_deployed, assets, default_ports_lock, http_get,
+    install_cert_manager_crds, step, wait_until,
 };
 use crate::common::deploy_image::{
     IMAGE, QUICK_START, deletion_runs_the_finalizer, sample_gets_a_deployment_and_conditions,
@@ -192,6 +192,7 @@ fn make_test_fetching_envtest(dir: &Path, env: &Env) -> String {
 /// Memcached sample as a Deployment of the image and cleans up after it,
 /// and stops cleanly on SIGINT.
 fn run_reconciles_the_samples(dir: &Path, env: &Env) {
+    let _ports = default_ports_lock();
     let log_path = dir.join("make-run.log");
     let mut manager = Background::logged(
         sharing_the_build_dir(&mut env.command(dir, "make", &["run"]))
