@@ -204,6 +204,42 @@ fn webhooks_are_called(layout: &Layout, env: &Env, name: &str) {
     );
 }
 
+/// The pid of the manager a run started below the process `root`: the
+/// process given `--webhook-cert-path`.
+fn manager_below(root: u32) -> String {
+    let output = Command::new("pgrep")
+        .args(["-f", "--", "--webhook-cert-path="])
+        .output()
+        .unwrap();
+    let found = stdout(&output);
+    found
+        .lines()
+        .map(str::trim)
+        .find(|pid| descends_from(pid, root))
+        .unwrap_or_else(|| panic!("no manager below process {root} among {found:?}"))
+        .to_string()
+}
+
+/// Whether the process `pid` has `root` among its ancestors.
+fn descends_from(pid: &str, root: u32) -> bool {
+    let mut current = pid.to_string();
+    while let Ok(stat) = std::fs::read_to_string(format!("/proc/{current}/stat")) {
+        // The parent is the second field after the command's closing parenthesis.
+        let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+        let Some(parent) = after.split_whitespace().nth(1) else {
+            return false;
+        };
+        if parent == root.to_string() {
+            return true;
+        }
+        if parent == "0" || parent == "1" {
+            return false;
+        }
+        current = parent.to_string();
+    }
+    false
+}
+
 /// Whether something listens on 127.0.0.1:`port`.
 fn listening(port: u16) -> bool {
     std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
@@ -289,6 +325,21 @@ fn serves_the_api_server_and_leaves_nothing_behind(layout: &Layout) {
             assert!(log.contains(&replacing), "{log}");
             webhooks_are_called(layout, &env, "second");
             assert!(again.interrupt(Duration::from_secs(60)));
+            assert_eq!(configurations(&env), "");
+            assert_eq!(conversion(&env).0, installed_conversion);
+        },
+    );
+
+    step(
+        "the manager ends on its own: the run cleans up and ends with it",
+        || {
+            let mut run = start(layout, &dir, &env, "run-4.log");
+            let manager = manager_below(run.child.id());
+            let status = Command::new("kill").args(["-TERM", &manager]).status();
+            assert!(status.unwrap().success());
+            wait_until("the run's end", Duration::from_secs(60), || {
+                run.child.try_wait().unwrap().is_some()
+            });
             assert_eq!(configurations(&env), "");
             assert_eq!(conversion(&env).0, installed_conversion);
         },
