@@ -68,7 +68,7 @@ fn chain_of(argv: &[String], cwd: &std::path::Path) -> Option<crate::plugins::Ch
         return default();
     }
     let project = crate::project::Project::load(cwd).ok()?;
-    let chain = Chain::from_layout(&project.file.layout).ok()?;
+    let chain = Chain::of_project(&project.file).ok()?;
     match plugins {
         Some(spec) => chain.with_extra(spec).ok(),
         None => Some(chain),

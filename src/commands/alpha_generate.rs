@@ -94,9 +94,9 @@ pub fn run(args: &GenerateArgs, cwd: &Path) -> Result<()> {
     print_differences(&original_dir, &target)
 }
 
-/// The chain of plugins PROJECT's layout names.
+/// The chain of plugins PROJECT's layout names, with those that stay in it.
 fn project_chain(project: &Project) -> Result<Chain> {
-    Chain::from_layout(&project.file.layout)
+    Chain::of_project(&project.file)
         .map_err(|e| anyhow::anyhow!("this tool cannot re-scaffold the project: {e}"))
 }
 

@@ -29,7 +29,7 @@ fn project_chain(
     hook: Hook,
     flags: &Flags,
 ) -> Result<Chain> {
-    let layout = Chain::from_layout(&project.layout)?;
+    let layout = Chain::of_project(project)?;
     let mut chain = layout.clone();
     if let Some(spec) = plugins {
         chain = chain.with_extra(spec)?;

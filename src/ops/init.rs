@@ -101,7 +101,7 @@ pub fn plan(dir: &Path, request: &InitRequest) -> Result<Plan> {
     let mut file = ProjectFile {
         version: project::PROJECT_VERSION.to_string(),
         domain: settings.then(|| options.domain.clone()),
-        layout: chain.keys.clone(),
+        layout: chain.layout_keys(),
         project_name: settings.then(|| options.project_name.clone()),
         multigroup: (settings && options.multigroup).then_some(true),
         namespaced: (settings && options.namespaced).then_some(true),

@@ -8,6 +8,7 @@
 //! `recorded_expanded` (`rust/v1-alpha`) by its plugins' keys.
 
 use super::{Layout, ManifestsLayout, PLUGINS, Plugin, Role};
+use crate::project::ProjectFile;
 use anyhow::{Result, bail};
 
 /// A key that stands for several plugins, run in the order listed.
@@ -86,6 +87,38 @@ impl Chain {
             );
         }
         Self::parse(&layout.join(",")).map_err(|e| anyhow::anyhow!("PROJECT's layout: {e}"))
+    }
+
+    /// The chain of an existing project: its `layout`, then the plugins
+    /// recorded under its `plugins:` that stay in the chain (see
+    /// [`Plugin::stays_in_chain`]).
+    pub fn of_project(project: &ProjectFile) -> Result<Self> {
+        let mut chain = Self::from_layout(&project.layout)?;
+        let staying = project
+            .plugins
+            .keys()
+            .filter_map(|key| super::by_key(key.as_str()?))
+            .filter(|plugin| plugin.stays_in_chain() && !chain.contains(plugin.key()));
+        for plugin in staying.collect::<Vec<_>>() {
+            chain.plugins.push(plugin);
+        }
+        Ok(chain)
+    }
+
+    /// The keys PROJECT's `layout` records for this chain: its items but
+    /// those that stay in the chain through PROJECT's `plugins:`.
+    pub fn layout_keys(&self) -> Vec<String> {
+        self.keys
+            .iter()
+            .filter(|key| !super::by_key(key).is_some_and(|p| p.stays_in_chain()))
+            .cloned()
+            .collect()
+    }
+
+    /// Whether cert-manager gives the webhook server its certificate: no
+    /// plugin of the chain supplies it.
+    pub fn cert_manager_for_webhooks(&self) -> bool {
+        !self.iter().any(|p| p.supplies_webhook_certificates())
     }
 
     /// Adds the plugins named by a later command's `--plugins` that are not

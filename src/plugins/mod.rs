@@ -38,6 +38,7 @@ pub mod kustomize_v2;
 pub mod rust_v1alpha;
 #[cfg(test)]
 mod toy_v1;
+pub mod webhook_certs_v1alpha;
 
 pub use chain::{Bundle, Chain};
 pub use flags::{Flags, Given};
@@ -62,6 +63,7 @@ pub static PLUGINS: &[&dyn Plugin] = &[
     &helm_v2alpha::Helm,
     &deploy_image_v1alpha::DeployImage,
     &autoupdate_v1alpha::AutoUpdate,
+    &webhook_certs_v1alpha::WebhookCerts,
     #[cfg(test)]
     &toy_v1::Toy,
 ];
@@ -372,6 +374,20 @@ pub trait Plugin: Sync {
     fn update(&self) -> Option<&dyn UpdateHook> {
         None
     }
+
+    /// Whether it gives the webhook server its certificate, so that the
+    /// manifests leave cert-manager out (see [`Chain::cert_manager_for_webhooks`]).
+    fn supplies_webhook_certificates(&self) -> bool {
+        false
+    }
+
+    /// Whether, once added to a project, it takes part in every later
+    /// command: an optional plugin recorded under PROJECT's `plugins:` (not
+    /// its `layout`, which kubebuilder must be able to resolve) that
+    /// [`Chain::of_project`] puts back in the chain.
+    fn stays_in_chain(&self) -> bool {
+        false
+    }
 }
 
 /// A plugin's part in `init`.
@@ -605,6 +621,10 @@ pub trait Layout: Sync {
 
     /// The folder of the project's webhook code, relative to its root.
     fn webhook_dir(&self) -> &'static str;
+
+    /// The license header the layout puts atop a new source file of the
+    /// project at `dir`, with its trailing blank line (empty without one).
+    fn source_header(&self, dir: &Path) -> String;
 
     /// After `alpha generate` wrote a whole project (with `--make`): what the
     /// post-steps of every command together would do.

@@ -89,11 +89,12 @@ impl Trees {
             .map(|entry| String::from_utf8_lossy(&entry.bytes).into_owned())
             .unwrap_or_default();
         let project = Project::parse(&text)?;
-        let chain = crate::plugins::Chain::from_layout(&project.file.layout)?;
+        let chain = crate::plugins::Chain::of_project(&project.file)?;
         let mut plugins: Vec<&'static dyn Plugin> = chain.iter().collect();
         plugins.extend(
             crate::ops::replay::optional_plugins(&project.file)
                 .into_iter()
+                .filter(|key| !chain.contains(key))
                 .filter_map(crate::plugins::by_key),
         );
         Ok(plugins)

@@ -378,6 +378,10 @@ impl Layout for GoBase {
         WEBHOOK_DIR
     }
 
+    fn source_header(&self, dir: &Path) -> String {
+        read_go_header(dir)
+    }
+
     fn after_generate(&self, dir: &Path, project: &ProjectFile, written: &[PathBuf]) -> Result<()> {
         post_steps::require_go(dir)?;
         let changes = post_steps::Changes {

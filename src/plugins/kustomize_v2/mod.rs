@@ -70,9 +70,10 @@ impl Plugin for Kustomize {
 }
 
 impl InitHook for Kustomize {
-    fn plan(&self, _ctx: &InitContext, project: &ProjectFile, out: &mut Output) -> Result<()> {
+    fn plan(&self, ctx: &InitContext, project: &ProjectFile, out: &mut Output) -> Result<()> {
         let templates = Templates::load(TEMPLATE_DIR, &["init"])?;
-        let context = base_context(project);
+        let mut context = base_context(project);
+        context.insert("cert_manager", &ctx.chain.cert_manager_for_webhooks());
         templates.plan_tree("init", &context, &[], &mut out.plan)
     }
 }
@@ -106,7 +107,11 @@ impl CreateWebhookHook for Kustomize {
             ("group_prefix", group_prefix.as_str()),
             ("plural", ctx.resource.plural.as_str()),
         ];
+        let cert_manager = ctx.chain.cert_manager_for_webhooks();
         templates.plan_tree("create-webhook/webhook", &context, &vars, &mut out.plan)?;
+        if cert_manager {
+            templates.plan_tree("create-webhook/cert-manager", &context, &vars, &mut out.plan)?;
+        }
         if ctx.options.conversion {
             templates.plan_tree("create-webhook/conversion", &context, &vars, &mut out.plan)?;
         }
@@ -116,6 +121,10 @@ impl CreateWebhookHook for Kustomize {
             (options.defaulting, "defaulting"),
             (options.validation, "validation"),
             (options.conversion, "conversion"),
+            (cert_manager, "cert-manager"),
+            (cert_manager && options.defaulting, "cert-manager-defaulting"),
+            (cert_manager && options.validation, "cert-manager-validation"),
+            (cert_manager && options.conversion, "cert-manager-conversion"),
         ];
         for (_, group) in groups.iter().filter(|(wanted, _)| *wanted) {
             fragments.plan(group, &templates, &context, &vars, &mut out.plan)?;
@@ -195,6 +204,9 @@ fn base_context(project: &ProjectFile) -> Context {
     );
     context.insert("multigroup", &(project.multigroup == Some(true)));
     context.insert("namespaced", &(project.namespaced == Some(true)));
+    // Whether cert-manager gives the webhook server its certificate; `init`
+    // asks the chain.
+    context.insert("cert_manager", &true);
     context
 }
 

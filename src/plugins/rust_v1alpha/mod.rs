@@ -244,6 +244,10 @@ impl Layout for RustBase {
         WEBHOOK_DIR
     }
 
+    fn source_header(&self, dir: &Path) -> String {
+        read_rust_header(dir)
+    }
+
     fn current_license(&self, dir: &Path) -> Option<License> {
         std::fs::read_to_string(dir.join(BOILERPLATE_PATH))
             .ok()

@@ -144,6 +144,10 @@ impl Layout for Toy {
     fn webhook_dir(&self) -> &'static str {
         "webhooks"
     }
+
+    fn source_header(&self, _dir: &Path) -> String {
+        String::new()
+    }
 }
 
 /// `apis/<group>/<version>/<kind>.toy`.

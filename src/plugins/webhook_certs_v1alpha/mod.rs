@@ -1,0 +1,155 @@
+//! `webhook-certs.kubebuilder-rs.io/v1-alpha` (short `webhook-certs/v1-alpha`):
+//! the manager keeps its webhook certificates itself, so the webhooks need no
+//! cert-manager. Chosen at `init --plugins go/v4,webhook-certs/v1-alpha` or
+//! with `edit --plugins webhook-certs/v1-alpha` before the first webhook.
+//!
+//! PROJECT records it under `plugins:` (not `layout`, so kubebuilder still
+//! resolves the project's plugins), and it stays in the chain of every later
+//! command ([`Plugin::stays_in_chain`]); the manifests plugin then leaves
+//! cert-manager out ([`Plugin::supplies_webhook_certificates`]). The
+//! project's first webhook brings the manager's code (`internal/webhookcerts`,
+//! `cmd/webhook_certs.go`, a call in `cmd/main.go`) and the kustomize
+//! component `config/webhook-certs`, which the default overlay includes;
+//! each conversion webhook names its CRD there.
+
+use super::{
+    Chain, CreateWebhookHook, EditContext, EditHook, InitContext, InitHook, Output, Plugin, Role,
+    WebhookContext,
+};
+use crate::machinery::rewrite::read_if_present;
+use crate::machinery::{Context, Fragments, Templates};
+use crate::project::ProjectFile;
+use crate::resource::Resource;
+use anyhow::{Result, bail};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The plugin's key.
+pub const KEY: &str = "webhook-certs.kubebuilder-rs.io/v1-alpha";
+
+/// The plugin's name in messages.
+const NAME: &str = "webhook-certs/v1-alpha";
+
+/// Folder of this plugin's templates under `scaffolds/`.
+const TEMPLATE_DIR: &str = "webhook-certs/v1-alpha";
+
+/// The overlay `make deploy` builds, which includes the component.
+const DEFAULT_OVERLAY: &str = "config/default/kustomization.yaml";
+
+/// The plugin's PROJECT section: empty (`{}`); it keeps no settings.
+#[derive(Debug, Serialize, Deserialize)]
+struct Section {}
+
+/// The webhook-certs/v1-alpha plugin.
+pub struct WebhookCerts;
+
+impl Plugin for WebhookCerts {
+    fn key(&self) -> &'static str {
+        KEY
+    }
+
+    fn short_name(&self) -> Option<&'static str> {
+        Some(NAME)
+    }
+
+    fn role(&self) -> Role {
+        Role::Optional
+    }
+
+    fn supplies_webhook_certificates(&self) -> bool {
+        true
+    }
+
+    fn stays_in_chain(&self) -> bool {
+        true
+    }
+
+    joins!(init: InitHook, create_webhook: CreateWebhookHook, edit: EditHook);
+}
+
+impl InitHook for WebhookCerts {
+    fn prepare(&self, ctx: &InitContext, _project: &mut ProjectFile) -> Result<()> {
+        check_layout(ctx.chain)
+    }
+
+    fn plan(&self, _ctx: &InitContext, _project: &ProjectFile, out: &mut Output) -> Result<()> {
+        out.record(KEY, &Section {})
+    }
+}
+
+impl CreateWebhookHook for WebhookCerts {
+    fn plan(&self, ctx: &WebhookContext, out: &mut Output) -> Result<()> {
+        check_layout(ctx.chain)?;
+        plan_webhook(ctx.chain, ctx.dir, ctx.project, ctx.resource, ctx.options.conversion, out)
+    }
+}
+
+impl EditHook for WebhookCerts {
+    /// Adds the plugin to a project that has no webhook yet, or finds it
+    /// there already; a project whose webhooks take their certificate from
+    /// cert-manager is refused.
+    fn plan(&self, ctx: &EditContext, out: &mut Output) -> Result<()> {
+        check_layout(ctx.chain)?;
+        let has_webhooks = ctx.project.resources.iter().any(|r| r.webhooks.is_some());
+        if has_webhooks && ctx.project.plugin_section::<Section>(KEY)?.is_none() {
+            bail!(
+                "{NAME} can only be added before the project's first webhook: its webhooks already take their certificate from cert-manager (config/certmanager); start the project with `init --plugins {},{NAME}`",
+                ctx.project.layout.join(",")
+            );
+        }
+        out.record(KEY, &Section {})
+    }
+}
+
+/// The plugin writes Go code for now: a chain without go/v4 is refused.
+fn check_layout(chain: &Chain) -> Result<()> {
+    let language = chain.layout().map(|layout| layout.language());
+    if language != Some("go") || chain.manifests_layout().is_none() {
+        bail!(
+            "{NAME} needs the go/v4 layout (the manager's code is Go, its manifests kustomize/v2), and the chain is {}",
+            chain.keys.join(",")
+        );
+    }
+    Ok(())
+}
+
+/// Plans one webhook's share: the manager's code and the component (kept
+/// once written), the call in main.go and the component in the default
+/// overlay (each once), and a converting CRD's entries.
+fn plan_webhook(
+    chain: &Chain,
+    dir: &Path,
+    project: &ProjectFile,
+    resource: &Resource,
+    conversion: bool,
+    out: &mut Output,
+) -> Result<()> {
+    let templates = Templates::load(TEMPLATE_DIR, &["create-webhook"])?;
+    let fragments = Fragments::load(TEMPLATE_DIR, "create-webhook")?;
+    let mut context = Context::new();
+    let header = chain.layout().map(|l| l.source_header(dir)).unwrap_or_default();
+    context.insert("go_header", &header);
+    context.insert("repo", project.repo.as_deref().unwrap_or_default());
+    context.insert(
+        "project_name",
+        project.project_name.as_deref().unwrap_or_default(),
+    );
+    context.insert("resource", resource);
+    templates.plan_tree("create-webhook/go", &context, &[], &mut out.plan)?;
+    templates.plan_tree("create-webhook/config", &context, &[], &mut out.plan)?;
+    fragments.plan("go", &templates, &context, &[], &mut out.plan)?;
+    if !includes_component(dir)? {
+        fragments.plan("common", &templates, &context, &[], &mut out.plan)?;
+    }
+    if conversion {
+        fragments.plan("conversion", &templates, &context, &[], &mut out.plan)?;
+    }
+    Ok(())
+}
+
+/// Whether the default overlay already includes the component (the append
+/// of a later webhook would add a second `components:` key).
+fn includes_component(dir: &Path) -> Result<bool> {
+    let text = read_if_present(dir, Path::new(DEFAULT_OVERLAY))?.unwrap_or_default();
+    Ok(text.lines().any(|line| line.trim() == "- ../webhook-certs"))
+}
