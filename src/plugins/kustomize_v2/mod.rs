@@ -110,7 +110,12 @@ impl CreateWebhookHook for Kustomize {
         let cert_manager = ctx.chain.cert_manager_for_webhooks();
         templates.plan_tree("create-webhook/webhook", &context, &vars, &mut out.plan)?;
         if cert_manager {
-            templates.plan_tree("create-webhook/cert-manager", &context, &vars, &mut out.plan)?;
+            templates.plan_tree(
+                "create-webhook/cert-manager",
+                &context,
+                &vars,
+                &mut out.plan,
+            )?;
         }
         if ctx.options.conversion {
             templates.plan_tree("create-webhook/conversion", &context, &vars, &mut out.plan)?;
@@ -122,9 +127,18 @@ impl CreateWebhookHook for Kustomize {
             (options.validation, "validation"),
             (options.conversion, "conversion"),
             (cert_manager, "cert-manager"),
-            (cert_manager && options.defaulting, "cert-manager-defaulting"),
-            (cert_manager && options.validation, "cert-manager-validation"),
-            (cert_manager && options.conversion, "cert-manager-conversion"),
+            (
+                cert_manager && options.defaulting,
+                "cert-manager-defaulting",
+            ),
+            (
+                cert_manager && options.validation,
+                "cert-manager-validation",
+            ),
+            (
+                cert_manager && options.conversion,
+                "cert-manager-conversion",
+            ),
         ];
         for (_, group) in groups.iter().filter(|(wanted, _)| *wanted) {
             fragments.plan(group, &templates, &context, &vars, &mut out.plan)?;

@@ -80,7 +80,14 @@ impl InitHook for WebhookCerts {
 impl CreateWebhookHook for WebhookCerts {
     fn plan(&self, ctx: &WebhookContext, out: &mut Output) -> Result<()> {
         check_layout(ctx.chain)?;
-        plan_webhook(ctx.chain, ctx.dir, ctx.project, ctx.resource, ctx.options.conversion, out)
+        plan_webhook(
+            ctx.chain,
+            ctx.dir,
+            ctx.project,
+            ctx.resource,
+            ctx.options.conversion,
+            out,
+        )
     }
 }
 
@@ -127,7 +134,10 @@ fn plan_webhook(
     let templates = Templates::load(TEMPLATE_DIR, &["create-webhook"])?;
     let fragments = Fragments::load(TEMPLATE_DIR, "create-webhook")?;
     let mut context = Context::new();
-    let header = chain.layout().map(|l| l.source_header(dir)).unwrap_or_default();
+    let header = chain
+        .layout()
+        .map(|l| l.source_header(dir))
+        .unwrap_or_default();
     context.insert("go_header", &header);
     context.insert("repo", project.repo.as_deref().unwrap_or_default());
     context.insert(

@@ -8,6 +8,7 @@
 
 mod production;
 mod rbac;
+mod webhook_certs;
 
 use crate::common;
 use crate::common::cluster::ControlPlane;

@@ -42,7 +42,7 @@ impl Deployed<'_> {
     }
 
     /// Waits until the manager's Deployment has rolled out.
-    fn rolled_out(&self) {
+    pub(crate) fn rolled_out(&self) {
         self.kubectl(&[
             "rollout",
             "status",
@@ -72,7 +72,7 @@ impl Deployed<'_> {
 
     /// kubectl with `input` on its standard input; its output, whatever
     /// the exit.
-    fn kubectl_with_input(&self, args: &[&str], input: &str) -> Output {
+    pub(crate) fn kubectl_with_input(&self, args: &[&str], input: &str) -> Output {
         use std::io::Write as _;
         let mut child = Command::new("kubectl")
             .args(args)
@@ -163,7 +163,7 @@ impl Deployed<'_> {
     }
 
     /// The names of the manager's Pods that are not being deleted.
-    fn manager_pods(&self) -> Vec<String> {
+    pub(crate) fn manager_pods(&self) -> Vec<String> {
         let names = self.kubectl(&[
             "get",
             "pods",
@@ -279,7 +279,7 @@ impl Deployed<'_> {
     /// Waits until the API server reaches the webhooks through their
     /// Service (admitted or refused, but answered): the new Pod's endpoint
     /// is in the node's Service rules a moment after the Pod is ready.
-    fn webhooks_reached(&self) {
+    pub(crate) fn webhooks_reached(&self) {
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
             let out = self.create_valid("reach-check", true);
@@ -853,7 +853,7 @@ pub fn the_helm_chart_runs_the_operator(
 }
 
 /// An object with an empty `spec.foo` is refused with the webhook's message.
-fn refuses_an_empty_foo(deployed: &Deployed, name: &str) {
+pub(crate) fn refuses_an_empty_foo(deployed: &Deployed, name: &str) {
     let bad =
         deployed.kubectl_with_input(&["create", "-f", "-"], &deployed.webhook_object(name, ""));
     assert!(

@@ -1,0 +1,424 @@
+//! webhook-certs/v1-alpha in the test cluster: a go/v4 project whose
+//! manager keeps its own webhook certificates, deployed with no
+//! cert-manager; its webhooks called through their Service by two replicas
+//! while short-lived certificates and the CA are renewed, with no failed
+//! request and no restart; and the refusals of objects it was not given.
+
+use super::production::{self, Deployed};
+use super::{Up, describe, e2e_env, kubectl_path, run_ok, support, text, value};
+use crate::common;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+/// The project, its namespace and its objects' prefix.
+const NAME: &str = "selfcerts";
+
+/// The webhooks of Guestbook v1, with the validator's check the test adds.
+const WEBHOOK: &str = "internal/webhook/v1/guestbook_webhook.go";
+
+/// The Secret the manager keeps its certificates in.
+const SECRET: &str = "selfcerts-webhook-server-cert";
+
+/// Certificates that live 45 s (renewed every 30 s), a CA that lives 2 min
+/// (renewed after 80 s): set in the component's args patch, as its comment
+/// tells a user.
+const SHORT_LIVED: &str = "- op: add
+  path: /spec/template/spec/containers/0/args/-
+  value: --webhook-cert-validity=45s
+- op: add
+  path: /spec/template/spec/containers/0/args/-
+  value: --webhook-ca-validity=2m
+";
+
+#[test]
+#[ignore = "needs root, Go and Debian's container packages; run by the README's test command"]
+fn a_go_project_keeps_its_own_webhook_certificates_without_cert_manager() {
+    run_ok(&support("cluster"), &["assets"], &[]);
+    let kubectl = kubectl_path();
+    let (_project_tmp, project) = common::empty_project_dir(NAME);
+    for command in [
+        "init --domain example.com --repo example.com/selfcerts --plugins go/v4,webhook-certs/v1-alpha",
+        "create api --group webapp --version v1 --kind Guestbook --resource --controller",
+        "create webhook --group webapp --version v1 --kind Guestbook --defaulting --programmatic-validation",
+        "create api --group webapp --version v2 --kind Guestbook --resource --controller=false",
+        "create webhook --group webapp --version v1 --kind Guestbook --conversion --spoke v2",
+    ] {
+        common::kb_ok(&project, &common::words(command));
+    }
+    production::go_validator_refuses_an_empty_foo(&project.join(WEBHOOK));
+    defaults_foo(&project.join(WEBHOOK));
+    let args_patch = project.join("config/webhook-certs/manager_args_patch.yaml");
+    let patch = std::fs::read_to_string(&args_patch).unwrap();
+    std::fs::write(&args_patch, format!("{patch}{SHORT_LIVED}")).unwrap();
+
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path().join("clusters/selfcerts");
+    let cluster = Up::start(&dir);
+    let env = e2e_env(&dir, &kubectl, &dir.join("kubeconfig"));
+    let make = |args: &[&str]| -> Output {
+        Command::new("timeout")
+            .args(["300", "make"])
+            .args(args)
+            .current_dir(&project)
+            .envs(env.iter().cloned())
+            .output()
+            .unwrap()
+    };
+    let kubectl = |args: &[&str]| run_ok(Path::new("kubectl"), args, &env);
+    let no_cert_manager = Command::new("kubectl")
+        .args(["get", "crd", "certificates.cert-manager.io"])
+        .envs(env.iter().cloned())
+        .output()
+        .unwrap();
+    assert!(
+        !no_cert_manager.status.success(),
+        "the cluster has cert-manager"
+    );
+
+    let image = format!("example.com/{NAME}:v0.0.1");
+    let build = make(&["docker-build", &format!("IMG={image}")]);
+    assert!(
+        build.status.success(),
+        "{}",
+        describe("make docker-build", &build)
+    );
+    let kind = value(&env, "KIND");
+    run_ok(
+        Path::new(kind),
+        &[
+            "load",
+            "docker-image",
+            &image,
+            "--name",
+            value(&env, "KIND_CLUSTER"),
+        ],
+        &env,
+    );
+    let installer = make(&["build-installer", &format!("IMG={image}")]);
+    assert!(
+        installer.status.success(),
+        "{}",
+        describe("make build-installer", &installer)
+    );
+    let manifests = std::fs::read_to_string(project.join("dist/install.yaml")).unwrap();
+    assert!(
+        !manifests.contains("cert-manager.io"),
+        "the deployed manifests name cert-manager:\n{manifests}"
+    );
+    let deploy = make(&["deploy", &format!("IMG={image}")]);
+    assert!(
+        deploy.status.success(),
+        "{}",
+        describe("make deploy", &deploy)
+    );
+    let namespace = format!("{NAME}-system");
+    kubectl(&[
+        "-n",
+        &namespace,
+        "wait",
+        "--for=condition=Available",
+        "--timeout=180s",
+        &format!("deployment/{NAME}-controller-manager"),
+    ]);
+    let deployed = Deployed {
+        name: NAME,
+        env: &env,
+        webhook_kind: ("webapp.example.com/v1", "Guestbook"),
+        leader_line: "Successfully acquired lease",
+        stopped_line: "All workers finished",
+    };
+    deployed.webhooks_reached();
+
+    // The webhooks, through the Service, with the manager's certificate:
+    // a bad object refused, one without spec.foo defaulted, a good one
+    // admitted and read as v2 through the conversion webhook.
+    production::refuses_an_empty_foo(&deployed, "refused");
+    let bare = "apiVersion: webapp.example.com/v1\nkind: Guestbook\nmetadata:\n  name: bare\n  namespace: default\nspec: {}\n";
+    let created = deployed.kubectl_with_input(&["create", "-f", "-"], bare);
+    assert!(
+        created.status.success(),
+        "{}",
+        describe("create a Guestbook without spec.foo", &created)
+    );
+    let foo = kubectl(&[
+        "get",
+        "guestbooks.webapp.example.com",
+        "bare",
+        "-n",
+        "default",
+        "-o",
+        "jsonpath={.spec.foo}",
+    ]);
+    assert_eq!(foo, "defaulted", "the defaulter was not called");
+    let good = deployed.create_valid("admitted", false);
+    assert!(
+        good.status.success(),
+        "{}",
+        describe("create a valid Guestbook", &good)
+    );
+    let as_v2 = kubectl(&[
+        "get",
+        "guestbooks.v2.webapp.example.com",
+        "admitted",
+        "-n",
+        "default",
+        "-o",
+        "jsonpath={.apiVersion}",
+    ]);
+    assert_eq!(as_v2, "webapp.example.com/v2");
+    let bundles = ca_bundles(&kubectl);
+    let secret = secret_data(&kubectl);
+    assert_eq!(
+        bundles,
+        vec![secret.ca.clone(); 3],
+        "the mutating, validating and conversion webhooks do not all trust the Secret's CAs"
+    );
+
+    // Two replicas; certificates and the CA renewed while objects are
+    // admitted through the webhooks (server-side dry runs) and a stored v1
+    // is read as v2, once a second.
+    kubectl(&[
+        "scale",
+        &format!("deployment/{NAME}-controller-manager"),
+        "-n",
+        &namespace,
+        "--replicas=2",
+    ]);
+    deployed.rolled_out();
+    let pods = deployed.manager_pods();
+    assert_eq!(pods.len(), 2, "{pods:?}");
+    let restarts = deployed.restart_counts();
+    let started = Instant::now();
+    let (mut leaves, mut cas) = (BTreeSet::new(), BTreeSet::new());
+    let (mut failures, mut tries) = (Vec::new(), 0);
+    while leaves.len() < 4 || cas.len() < 2 {
+        tries += 1;
+        let admitted = deployed.create_valid(&format!("rotation-{tries}"), true);
+        if !admitted.status.success() {
+            failures.push(format!(
+                "{:?}: {}",
+                started.elapsed(),
+                text(&admitted.stderr)
+            ));
+        }
+        let converted = Command::new("kubectl")
+            .args([
+                "get",
+                "guestbooks.v2.webapp.example.com",
+                "admitted",
+                "-n",
+                "default",
+            ])
+            .envs(env.iter().cloned())
+            .output()
+            .unwrap();
+        if !converted.status.success() {
+            failures.push(format!(
+                "{:?}: {}",
+                started.elapsed(),
+                text(&converted.stderr)
+            ));
+        }
+        let secret = secret_data(&kubectl);
+        leaves.insert(secret.leaf);
+        cas.insert(first_certificate(&secret.ca));
+        assert!(
+            started.elapsed() < Duration::from_secs(240),
+            "in 240 s, {} certificates and {} CAs were seen:\n{}",
+            leaves.len(),
+            cas.len(),
+            deployed.manager_log()
+        );
+        std::thread::sleep(Duration::from_secs(1));
+    }
+    eprintln!(
+        "figure: {} certificates and {} CAs in {:?}, {tries} admission requests and as many conversions",
+        leaves.len(),
+        cas.len(),
+        started.elapsed()
+    );
+    assert_eq!(
+        failures,
+        Vec::<String>::new(),
+        "requests failed while the certificates were renewed ({tries} made)"
+    );
+    assert_eq!(deployed.manager_pods(), pods, "the manager's Pods changed");
+    assert_eq!(deployed.restart_counts(), restarts, "the manager restarted");
+    // Both replicas took up the renewed certificates; only the leader wrote.
+    let leader = deployed.leader().expect("a leader");
+    for pod in &pods {
+        let log = deployed.pod_log(pod);
+        let served = log.matches("Serving the webhook certificate").count();
+        assert!(served >= 4, "{pod} took up {served} certificates:\n{log}");
+        let issued = log.contains("Issued a new webhook certificate");
+        assert_eq!(
+            issued,
+            *pod == leader,
+            "{pod} (leader {leader}) wrote:\n{log}"
+        );
+    }
+
+    // An object the manager was not given is left alone, with one line.
+    let validating = format!("{NAME}-validating-webhook-configuration");
+    let annotation = "webhook-certs.kubebuilder-rs.io/inject-ca-from-secret";
+    kubectl(&[
+        "annotate",
+        "validatingwebhookconfiguration",
+        &validating,
+        &format!("{annotation}-"),
+    ]);
+    let before = ca_bundles(&kubectl);
+    let line = format!("ValidatingWebhookConfiguration {validating} was not made by this project");
+    refused_with(&deployed, &leader, &line);
+    assert_eq!(
+        ca_bundles(&kubectl)[1],
+        before[1],
+        "the configuration was changed"
+    );
+    kubectl(&[
+        "annotate",
+        "validatingwebhookconfiguration",
+        &validating,
+        &format!("{annotation}={SECRET}"),
+    ]);
+    deployed.rolled_out();
+    let held = kubectl(&[
+        "annotate",
+        "secret",
+        SECRET,
+        "-n",
+        &namespace,
+        "webhook-certs.kubebuilder-rs.io/managed-",
+    ]);
+    assert!(held.contains("annotated"), "{held}");
+    let before = secret_data(&kubectl);
+    let leader = deployed.leader().expect("a leader");
+    refused_with(
+        &deployed,
+        &leader,
+        &format!("the Secret {namespace}/{SECRET} is held by something else"),
+    );
+    assert_eq!(secret_data(&kubectl), before, "the Secret was changed");
+
+    let undeploy = make(&["undeploy"]);
+    assert!(
+        undeploy.status.success(),
+        "{}",
+        describe("make undeploy", &undeploy)
+    );
+    cluster.down();
+}
+
+/// Gives the go/v4 defaulter in `file` a rule, as a user writes one:
+/// `spec.foo` is "defaulted" when it is not set.
+fn defaults_foo(file: &Path) {
+    let text = std::fs::read_to_string(file).unwrap();
+    let start = text
+        .find("func (d *GuestbookDefaulter) Default(")
+        .expect("the defaulter");
+    let at = start + text[start..].find("return nil").expect("it returns");
+    let rule = "if obj.Spec.Foo == nil {\n\t\tobj.Spec.Foo = new(\"defaulted\")\n\t}\n\t";
+    std::fs::write(file, format!("{}{rule}{}", &text[..at], &text[at..])).unwrap();
+}
+
+/// The CA bundles of the mutating and validating webhooks' first entries
+/// and of the CRD's conversion webhook, as PEM.
+fn ca_bundles(kubectl: &dyn Fn(&[&str]) -> String) -> Vec<String> {
+    let get = |kind: &str, name: &str, path: &str| {
+        let base64 = kubectl(&["get", kind, name, "-o", &format!("jsonpath={{{path}}}")]);
+        decode(&base64)
+    };
+    let hooks = ".webhooks[0].clientConfig.caBundle";
+    vec![
+        get(
+            "mutatingwebhookconfiguration",
+            &format!("{NAME}-mutating-webhook-configuration"),
+            hooks,
+        ),
+        get(
+            "validatingwebhookconfiguration",
+            &format!("{NAME}-validating-webhook-configuration"),
+            hooks,
+        ),
+        get(
+            "crd",
+            "guestbooks.webapp.example.com",
+            ".spec.conversion.webhook.clientConfig.caBundle",
+        ),
+    ]
+}
+
+/// What the Secret holds: its CAs and its serving certificate, as PEM.
+#[derive(Debug, PartialEq)]
+struct SecretData {
+    ca: String,
+    leaf: String,
+}
+
+fn secret_data(kubectl: &dyn Fn(&[&str]) -> String) -> SecretData {
+    let get = |key: &str| {
+        let path = format!("jsonpath={{.data.{}}}", key.replace('.', "\\."));
+        decode(&kubectl(&[
+            "get",
+            "secret",
+            SECRET,
+            "-n",
+            &format!("{NAME}-system"),
+            "-o",
+            &path,
+        ]))
+    };
+    SecretData {
+        ca: get("ca.crt"),
+        leaf: get("tls.crt"),
+    }
+}
+
+fn decode(base64: &str) -> String {
+    let out = Command::new("base64")
+        .arg("-d")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write as _;
+            child.stdin.take().unwrap().write_all(base64.as_bytes())?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    text(&out.stdout)
+}
+
+/// The first certificate of a PEM bundle.
+fn first_certificate(pem: &str) -> String {
+    let end = "-----END CERTIFICATE-----";
+    pem.find(end)
+        .map_or(pem, |at| &pem[..at + end.len()])
+        .to_string()
+}
+
+/// Waits until `pod`'s manager stopped, saying `line` in its last log.
+fn refused_with(deployed: &Deployed, pod: &str, line: &str) {
+    let namespace = format!("{NAME}-system");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let previous = Command::new("kubectl")
+            .args(["logs", "--previous", "-n", &namespace, pod])
+            .envs(deployed.env.iter().cloned())
+            .output()
+            .unwrap();
+        let log = text(&previous.stdout);
+        if log.contains(line) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{pod} did not stop with {line:?} within 120 s:\n{}",
+            deployed.pod_log(pod)
+        );
+        std::thread::sleep(Duration::from_secs(1));
+    }
+}
