@@ -18,7 +18,7 @@ use super::{
 };
 use crate::machinery::rewrite::read_if_present;
 use crate::machinery::{Context, Fragments, Templates};
-use crate::project::ProjectFile;
+use crate::project::{ProjectFile, ResourceEntry};
 use crate::resource::Resource;
 use anyhow::{Result, bail};
 use serde::{Deserialize, Serialize};
@@ -80,29 +80,46 @@ impl InitHook for WebhookCerts {
 impl CreateWebhookHook for WebhookCerts {
     fn plan(&self, ctx: &WebhookContext, out: &mut Output) -> Result<()> {
         check_layout(ctx.chain)?;
-        plan_webhook(
-            ctx.chain,
-            ctx.dir,
-            ctx.project,
-            ctx.resource,
-            ctx.options.conversion,
-            out,
-        )
+        plan_shared(ctx.chain, ctx.dir, ctx.project, out)?;
+        if ctx.options.conversion {
+            plan_conversion(ctx.resource, out)?;
+        }
+        Ok(())
     }
 }
 
 impl EditHook for WebhookCerts {
-    /// Adds the plugin to a project that has no webhook yet, or finds it
-    /// there already; a project whose webhooks take their certificate from
-    /// cert-manager is refused.
+    /// Adds the plugin to a project that has no webhook yet. In a project
+    /// that has it, brings every webhook's share in again: what kubebuilder
+    /// scaffolded since (it does not know the plugin) gets its entries. A
+    /// project whose webhooks take their certificate from cert-manager is
+    /// refused.
     fn plan(&self, ctx: &EditContext, out: &mut Output) -> Result<()> {
         check_layout(ctx.chain)?;
-        let has_webhooks = ctx.project.resources.iter().any(|r| r.webhooks.is_some());
-        if has_webhooks && ctx.project.plugin_section::<Section>(KEY)?.is_none() {
+        let project = ctx.project;
+        let with_webhooks: Vec<&ResourceEntry> = project
+            .resources
+            .iter()
+            .filter(|entry| entry.webhooks.is_some())
+            .collect();
+        if !with_webhooks.is_empty() && project.plugin_section::<Section>(KEY)?.is_none() {
             bail!(
                 "{NAME} can only be added before the project's first webhook: its webhooks already take their certificate from cert-manager (config/certmanager); start the project with `init --plugins {},{NAME}`",
-                ctx.project.layout.join(",")
+                project.layout.join(",")
             );
+        }
+        if !with_webhooks.is_empty() {
+            plan_shared(ctx.chain, ctx.dir, project, out)?;
+        }
+        let domain = project.domain.as_deref().unwrap_or_default();
+        let converting = with_webhooks.into_iter().filter(|entry| {
+            entry
+                .webhooks
+                .as_ref()
+                .is_some_and(|w| w.conversion == Some(true))
+        });
+        for entry in converting {
+            plan_conversion(&Resource::from_entry(entry, domain), out)?;
         }
         out.record(KEY, &Section {})
     }
@@ -120,17 +137,10 @@ fn check_layout(chain: &Chain) -> Result<()> {
     Ok(())
 }
 
-/// Plans one webhook's share: the manager's code and the component (kept
-/// once written), the call in main.go and the component in the default
-/// overlay (each once), and a converting CRD's entries.
-fn plan_webhook(
-    chain: &Chain,
-    dir: &Path,
-    project: &ProjectFile,
-    resource: &Resource,
-    conversion: bool,
-    out: &mut Output,
-) -> Result<()> {
+/// Plans what every webhook shares: the manager's code and the component
+/// (kept once written), the call in main.go and the component in the default
+/// overlay (each once).
+fn plan_shared(chain: &Chain, dir: &Path, project: &ProjectFile, out: &mut Output) -> Result<()> {
     let templates = Templates::load(TEMPLATE_DIR, &["create-webhook"])?;
     let fragments = Fragments::load(TEMPLATE_DIR, "create-webhook")?;
     let mut context = Context::new();
@@ -144,17 +154,23 @@ fn plan_webhook(
         "project_name",
         project.project_name.as_deref().unwrap_or_default(),
     );
-    context.insert("resource", resource);
     templates.plan_tree("create-webhook/go", &context, &[], &mut out.plan)?;
     templates.plan_tree("create-webhook/config", &context, &[], &mut out.plan)?;
     fragments.plan("go", &templates, &context, &[], &mut out.plan)?;
     if !includes_component(dir)? {
         fragments.plan("common", &templates, &context, &[], &mut out.plan)?;
     }
-    if conversion {
-        fragments.plan("conversion", &templates, &context, &[], &mut out.plan)?;
-    }
     Ok(())
+}
+
+/// Plans a converting CRD's entries in the component: its annotation, its
+/// rule and its flag.
+fn plan_conversion(resource: &Resource, out: &mut Output) -> Result<()> {
+    let templates = Templates::load(TEMPLATE_DIR, &["create-webhook"])?;
+    let fragments = Fragments::load(TEMPLATE_DIR, "create-webhook")?;
+    let mut context = Context::new();
+    context.insert("resource", resource);
+    fragments.plan("conversion", &templates, &context, &[], &mut out.plan)
 }
 
 /// Whether the default overlay already includes the component (the append

@@ -20,3 +20,4 @@ mod plugins;
 mod project_file;
 mod project_round_trip;
 mod rust;
+mod webhook_certs;

@@ -1,0 +1,183 @@
+//! CLI behaviour of webhook-certs/v1-alpha: chosen at `init`, recorded
+//! under PROJECT's `plugins:` (kubebuilder must still resolve the `layout`)
+//! and run by every later command; the webhooks' manifests without
+//! cert-manager; the manager's code and the component written once, each
+//! converting CRD named in it; `edit` completing what kubebuilder added;
+//! refusals in one line with nothing changed.
+
+use crate::common::{
+    assert_refused, empty_project_dir, init_project, kb, read, snapshot_tree, stderr, words,
+};
+use std::path::Path;
+
+/// Runs kubebuilder-rs, with `--make=false` (no toolchain step) on a
+/// `create` command.
+fn kb_ok(dir: &Path, line: &str) -> String {
+    let make = line.starts_with("create").then_some("--make=false");
+    let output = kb(dir).args(words(line)).args(make).output().unwrap();
+    assert!(output.status.success(), "{line}: {}", stderr(&output));
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// A go/v4 project with webhook-certs/v1-alpha, Frigate v1 and v2, and
+/// Captain v1.
+fn project() -> (tempfile::TempDir, std::path::PathBuf) {
+    let (tmp, dir) = empty_project_dir("fleet");
+    init_project(&dir, &["--plugins", "go/v4,webhook-certs/v1-alpha"]);
+    for line in [
+        "create api --group ship --version v1 --kind Frigate --resource --controller",
+        "create api --group ship --version v2 --kind Frigate --resource --controller=false",
+        "create api --group ship --version v1 --kind Captain --resource --controller",
+    ] {
+        kb_ok(&dir, line);
+    }
+    (tmp, dir)
+}
+
+const COMPONENT: &str = "config/webhook-certs";
+
+#[test]
+fn init_records_the_plugin_outside_the_layout_and_leaves_cert_manager_out() {
+    let (_tmp, dir) = project();
+    let project = read(&dir, "PROJECT");
+    assert!(
+        project.contains("layout:\n- go.kubebuilder.io/v4\nplugins:\n  webhook-certs.kubebuilder-rs.io/v1-alpha: {}\n"),
+        "{project}"
+    );
+    let overlay = read(&dir, "config/default/kustomization.yaml");
+    for cert_manager in ["../certmanager", "inject-ca-from", "manager_webhook_patch"] {
+        assert!(
+            !overlay.contains(cert_manager),
+            "{cert_manager} in:\n{overlay}"
+        );
+    }
+    assert!(overlay.contains("#- ../webhook\n"), "{overlay}");
+    assert!(
+        !dir.join(COMPONENT).exists(),
+        "the component comes with the first webhook"
+    );
+}
+
+#[test]
+fn webhooks_bring_the_managers_code_and_the_component_once_and_name_converting_crds() {
+    let (_tmp, dir) = project();
+    kb_ok(
+        &dir,
+        "create webhook --group ship --version v1 --kind Frigate --defaulting --programmatic-validation --conversion --spoke v2",
+    );
+    for path in [
+        "internal/webhookcerts/webhookcerts.go",
+        "internal/webhookcerts/certificates.go",
+        "internal/webhookcerts/webhookcerts_test.go",
+        "cmd/webhook_certs.go",
+        "config/webhook-certs/kustomization.yaml",
+        "config/webhook-certs/secret.yaml",
+    ] {
+        assert!(dir.join(path).is_file(), "{path} was not written");
+    }
+    assert!(!dir.join("config/certmanager").exists());
+    assert!(
+        !dir.join("config/default/manager_webhook_patch.yaml")
+            .exists()
+    );
+    let import = "\"example.com/guestbook/internal/webhookcerts\"";
+    assert!(read(&dir, "cmd/webhook_certs.go").contains(import));
+    kb_ok(
+        &dir,
+        "create webhook --group ship --version v1 --kind Captain --programmatic-validation",
+    );
+    let main = read(&dir, "cmd/main.go");
+    assert_eq!(
+        main.matches("setupWebhookCertificates(mgr)").count(),
+        1,
+        "{main}"
+    );
+    let overlay = read(&dir, "config/default/kustomization.yaml");
+    assert!(overlay.contains("\n- ../webhook\n"), "{overlay}");
+    assert_eq!(
+        overlay.matches("- ../webhook-certs\n").count(),
+        1,
+        "{overlay}"
+    );
+    assert!(!overlay.contains("certmanager"), "{overlay}");
+    // The converting CRD, and only it, in the three places.
+    let crd = "frigates.ship.example.com";
+    for file in ["kustomization.yaml", "role.yaml", "manager_args_patch.yaml"] {
+        let text = read(&dir, &format!("{COMPONENT}/{file}"));
+        assert_eq!(text.matches(crd).count(), 1, "{file}:\n{text}");
+        assert!(!text.contains("captains"), "{file}:\n{text}");
+    }
+}
+
+#[test]
+fn edit_names_the_converting_crds_kubebuilder_added_and_changes_nothing_twice() {
+    let (_tmp, dir) = project();
+    kb_ok(
+        &dir,
+        "create webhook --group ship --version v1 --kind Frigate --defaulting",
+    );
+    // What kubebuilder's `create webhook --conversion` leaves: PROJECT
+    // records the conversion, the component does not name the CRD.
+    let project = read(&dir, "PROJECT");
+    let recorded = project.replacen(
+        "  webhooks:\n    defaulting: true\n",
+        "  webhooks:\n    conversion: true\n    defaulting: true\n    spoke:\n    - v2\n",
+        1,
+    );
+    assert_ne!(recorded, project, "{project}");
+    std::fs::write(dir.join("PROJECT"), recorded).unwrap();
+    kb_ok(&dir, "edit --plugins webhook-certs/v1-alpha");
+    let crd = "frigates.ship.example.com";
+    for file in ["kustomization.yaml", "role.yaml", "manager_args_patch.yaml"] {
+        let text = read(&dir, &format!("{COMPONENT}/{file}"));
+        assert_eq!(text.matches(crd).count(), 1, "{file}:\n{text}");
+    }
+    let before = snapshot_tree(&dir);
+    kb_ok(&dir, "edit --plugins webhook-certs/v1-alpha");
+    assert!(
+        before == snapshot_tree(&dir),
+        "a second edit changed the project"
+    );
+}
+
+#[test]
+fn a_project_with_cert_manager_webhooks_or_another_layout_is_refused() {
+    let (_tmp, dir) = empty_project_dir("guestbook");
+    init_project(&dir, &[]);
+    kb_ok(
+        &dir,
+        "create api --group ship --version v1 --kind Frigate --resource --controller",
+    );
+    kb_ok(
+        &dir,
+        "create webhook --group ship --version v1 --kind Frigate --defaulting",
+    );
+    assert_refused(
+        &dir,
+        &["edit"],
+        &["--plugins", "webhook-certs/v1-alpha"],
+        &[
+            "webhook-certs/v1-alpha can only be added before the project's first webhook",
+            "cert-manager",
+        ],
+    );
+    let (_tmp, rust) = empty_project_dir("shipyard");
+    let init = kb(&rust)
+        .args(words(
+            "init --plugins rust/v1-alpha,webhook-certs/v1-alpha --domain example.com",
+        ))
+        .output()
+        .unwrap();
+    let said = stderr(&init);
+    assert!(
+        !init.status.success()
+            && said.contains("webhook-certs/v1-alpha needs the go/v4 layout")
+            && said.trim().lines().count() == 1,
+        "{said}"
+    );
+    assert_eq!(
+        std::fs::read_dir(&rust).unwrap().count(),
+        0,
+        "init left files"
+    );
+}
