@@ -111,6 +111,7 @@ pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
     context.insert("webhook", &webhook);
     context.insert("hub", &resource.version);
     context.insert("spokes", &options.spokes);
+    context.insert("cert_manager", &ctx.chain.cert_manager_for_webhooks());
     let vars = [
         ("group_dir", group_dir),
         ("version", resource.version.as_str()),

@@ -143,7 +143,8 @@ impl InitHook for GoBase {
         let boilerplate = ctx
             .license
             .boilerplate(&templates, YEAR_PLACEHOLDER, ctx.owner)?;
-        let context = base_context(project, &go_header(&boilerplate))?;
+        let mut context = base_context(project, &go_header(&boilerplate))?;
+        context.insert("cert_manager", &ctx.chain.cert_manager_for_webhooks());
         // An existing go.mod that already names the module is rewritten
         // rather than reported as a conflict, since `init` reads the module
         // path from it.
@@ -616,6 +617,9 @@ fn base_context(project: &ProjectFile, go_header: &str) -> Result<crate::machine
     context.insert("multigroup", &(project.multigroup == Some(true)));
     context.insert("namespaced", &(project.namespaced == Some(true)));
     context.insert("go_header", go_header);
+    // Whether the e2e suite needs cert-manager for the webhooks; `init`
+    // and `create webhook` ask the chain.
+    context.insert("cert_manager", &true);
     context.insert("versions", versions());
     Ok(context)
 }
