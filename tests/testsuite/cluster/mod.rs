@@ -932,6 +932,25 @@ fn metrics_answer_only_the_reader(env: &[(String, String)], name: &str) -> Strin
     exposition.to_string()
 }
 
+/// Runs the project's own `make test-e2e` with `env`, failing the test when
+/// it fails; returns its output without colours.
+fn make_test_e2e(project: &Path, env: &[(String, String)]) -> String {
+    let started = Instant::now();
+    let output = Command::new("make")
+        .arg("test-e2e")
+        .current_dir(project)
+        .envs(env.iter().cloned())
+        .output()
+        .unwrap();
+    eprintln!("make test-e2e took {:?}", started.elapsed());
+    assert!(
+        output.status.success(),
+        "{}",
+        describe("make test-e2e", &output)
+    );
+    without_colours(&text(&output.stdout))
+}
+
 /// The go project's webhooks, with its validator's checks.
 const GO_WEBHOOK: &str = "internal/webhook/v1/guestbook_webhook.go";
 
@@ -1027,20 +1046,7 @@ fn a_go_project_passes_its_own_make_test_e2e_unmodified() {
     // Service from a curl Pod, and checks that cert-manager issued the
     // webhook certificate and injected its CA into the mutating, validating
     // and conversion webhooks.
-    let started = Instant::now();
-    let output = Command::new("make")
-        .arg("test-e2e")
-        .current_dir(&project)
-        .envs(env.iter().cloned())
-        .output()
-        .unwrap();
-    eprintln!("make test-e2e took {:?}", started.elapsed());
-    assert!(
-        output.status.success(),
-        "{}",
-        describe("make test-e2e", &output)
-    );
-    let log = without_colours(&text(&output.stdout));
+    let log = make_test_e2e(&project, &env);
     assert!(log.contains("6 Passed | 0 Failed"), "{log}");
     for spec in [
         "has the webhook serving certificate from cert-manager",

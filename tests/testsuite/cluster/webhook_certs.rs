@@ -312,16 +312,7 @@ fn a_go_project_keeps_its_own_webhook_certificates_without_cert_manager() {
 
     // The project's own suite, unmodified: no cert-manager installed, the
     // certificate in the manager's Secret, the CA in every webhook.
-    let started = Instant::now();
-    let e2e = Command::new("make")
-        .arg("test-e2e")
-        .current_dir(&project)
-        .envs(env.iter().cloned())
-        .output()
-        .unwrap();
-    eprintln!("make test-e2e took {:?}", started.elapsed());
-    assert!(e2e.status.success(), "{}", describe("make test-e2e", &e2e));
-    let log = super::without_colours(&text(&e2e.stdout));
+    let log = super::make_test_e2e(&project, &env);
     for said in [
         "Not installing cert-manager: the manager keeps its own webhook certificates",
         "has the webhook serving certificate the manager keeps in its Secret",
