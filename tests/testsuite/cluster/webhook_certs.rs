@@ -247,7 +247,9 @@ fn a_go_project_keeps_its_own_webhook_certificates_without_cert_manager() {
     );
     assert_eq!(deployed.manager_pods(), pods, "the manager's Pods changed");
     assert_eq!(deployed.restart_counts(), restarts, "the manager restarted");
-    // Both replicas took up the renewed certificates; only the leader wrote.
+    // Both replicas took up the renewed certificates (each reads the Secret
+    // every 4.5 s); only the leader wrote.
+    std::thread::sleep(Duration::from_secs(10));
     let leader = deployed.leader().expect("a leader");
     for pod in &pods {
         let log = deployed.pod_log(pod);

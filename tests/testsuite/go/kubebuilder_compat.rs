@@ -17,6 +17,9 @@
 //! `--make=false`; the checks do what a user does next (`go mod tidy`,
 //! `make manifests generate`).
 //!
+//! `webhook_certs` continues a project whose manager keeps its own webhook
+//! certificates (webhook-certs/v1-alpha) with kubebuilder.
+//!
 //! A third test runs the same commands with each tool in a project of its
 //! own and compares what they wrote (see `common::same_scaffold`): it prints
 //! every difference it tolerates, and fails on any other.
@@ -25,6 +28,8 @@
 //! cached beside the other tools (`$KUBEBUILDER_RS_CACHE/tools-bin`). Needs
 //! Go, the module proxy and KUBEBUILDER_ASSETS, so it is ignored by a plain
 //! `cargo test` and run by `scripts/test-all`.
+
+mod webhook_certs;
 
 use crate::common::kubebuilder::{
     PREVIOUS_KUBEBUILDER_VERSION, kubebuilder_release, reference_version,
