@@ -69,7 +69,7 @@ impl Plugin for WebhookCerts {
 
 impl InitHook for WebhookCerts {
     fn prepare(&self, ctx: &InitContext, _project: &mut ProjectFile) -> Result<()> {
-        check_layout(ctx.chain)
+        check_layout(ctx.chain).map(|_| ())
     }
 
     fn plan(&self, _ctx: &InitContext, _project: &ProjectFile, out: &mut Output) -> Result<()> {
@@ -79,7 +79,6 @@ impl InitHook for WebhookCerts {
 
 impl CreateWebhookHook for WebhookCerts {
     fn plan(&self, ctx: &WebhookContext, out: &mut Output) -> Result<()> {
-        check_layout(ctx.chain)?;
         plan_shared(ctx.chain, ctx.dir, ctx.project, out)?;
         if ctx.options.conversion {
             plan_conversion(ctx.resource, out)?;
@@ -125,22 +124,35 @@ impl EditHook for WebhookCerts {
     }
 }
 
-/// The plugin writes Go code for now: a chain without go/v4 is refused.
-fn check_layout(chain: &Chain) -> Result<()> {
-    let language = chain.layout().map(|layout| layout.language());
-    if language != Some("go") || chain.manifests_layout().is_none() {
-        bail!(
-            "{NAME} needs the go/v4 layout (the manager's code is Go, its manifests kustomize/v2), and the chain is {}",
+/// The language of the chain's layout, when the plugin has the manager's
+/// code for it (a folder `create-webhook/<language>/` of templates) and the
+/// chain writes `config/`; otherwise a one-line refusal.
+fn check_layout(chain: &Chain) -> Result<&'static str> {
+    let layout = chain
+        .layout()
+        .filter(|_| chain.manifests_layout().is_some());
+    let templates = Templates::load(TEMPLATE_DIR, &["create-webhook"])?;
+    match layout {
+        Some(layout) if !templates.tree(&code_folder(layout.language())).is_empty() => {
+            Ok(layout.language())
+        }
+        _ => bail!(
+            "{NAME} has the manager's code for the go/v4 layout (with kustomize/v2) only so far, and the chain is {}",
             chain.keys.join(",")
-        );
+        ),
     }
-    Ok(())
+}
+
+/// The templates of the manager's code in `language`.
+fn code_folder(language: &str) -> String {
+    format!("create-webhook/{language}")
 }
 
 /// Plans what every webhook shares: the manager's code and the component
 /// (kept once written), the call in main.go and the component in the default
 /// overlay (each once).
 fn plan_shared(chain: &Chain, dir: &Path, project: &ProjectFile, out: &mut Output) -> Result<()> {
+    let language = check_layout(chain)?;
     let templates = Templates::load(TEMPLATE_DIR, &["create-webhook"])?;
     let fragments = Fragments::load(TEMPLATE_DIR, "create-webhook")?;
     let mut context = Context::new();
@@ -154,9 +166,9 @@ fn plan_shared(chain: &Chain, dir: &Path, project: &ProjectFile, out: &mut Outpu
         "project_name",
         project.project_name.as_deref().unwrap_or_default(),
     );
-    templates.plan_tree("create-webhook/go", &context, &[], &mut out.plan)?;
+    templates.plan_tree(&code_folder(language), &context, &[], &mut out.plan)?;
     templates.plan_tree("create-webhook/config", &context, &[], &mut out.plan)?;
-    fragments.plan("go", &templates, &context, &[], &mut out.plan)?;
+    fragments.plan(language, &templates, &context, &[], &mut out.plan)?;
     if !includes_component(dir)? {
         fragments.plan("common", &templates, &context, &[], &mut out.plan)?;
     }

@@ -171,7 +171,7 @@ fn a_project_with_cert_manager_webhooks_or_another_layout_is_refused() {
     let said = stderr(&init);
     assert!(
         !init.status.success()
-            && said.contains("webhook-certs/v1-alpha needs the go/v4 layout")
+            && said.contains("webhook-certs/v1-alpha has the manager's code for the go/v4 layout")
             && said.trim().lines().count() == 1,
         "{said}"
     );
