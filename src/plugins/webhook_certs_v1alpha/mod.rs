@@ -8,7 +8,7 @@
 //! command ([`Plugin::stays_in_chain`]); the manifests plugin then leaves
 //! cert-manager out ([`Plugin::supplies_webhook_certificates`]). The
 //! project's first webhook brings the manager's code (`internal/webhookcerts`,
-//! `cmd/webhook_certs.go`, a call in `cmd/main.go`) and the kustomize
+//! imported and called by `cmd/main.go`) and the kustomize
 //! component `config/webhook-certs`, which the default overlay includes;
 //! each conversion webhook names its CRD there.
 
