@@ -143,9 +143,10 @@ fn a_go_project_keeps_its_own_webhook_certificates_without_cert_manager() {
         "{}",
         describe("create a Guestbook without spec.foo", &created)
     );
+    // Read as v1: the scaffold's conversion to v2 carries the metadata only.
     let foo = kubectl(&[
         "get",
-        "guestbooks.webapp.example.com",
+        "guestbooks.v1.webapp.example.com",
         "bare",
         "-n",
         "default",
