@@ -264,6 +264,16 @@ fn a_go_project_keeps_its_own_webhook_certificates_without_cert_manager() {
         );
     }
 
+    // The Guestbooks go while the manager serves their conversion: after the
+    // refusals below it no longer does, and `make undeploy` deletes them.
+    kubectl(&[
+        "delete",
+        "guestbooks.v1.webapp.example.com",
+        "--all",
+        "-n",
+        "default",
+    ]);
+
     // An object the manager was not given is left alone, with one line.
     let validating = format!("{NAME}-validating-webhook-configuration");
     let annotation = "webhook-certs.kubebuilder-rs.io/inject-ca-from-secret";
