@@ -932,6 +932,18 @@ fn metrics_answer_only_the_reader(env: &[(String, String)], name: &str) -> Strin
     exposition.to_string()
 }
 
+/// `make args` in `project` with `env`, stopped after 300 s, so that an
+/// endless wait fails the test.
+fn bounded_make(project: &Path, env: &[(String, String)], args: &[&str]) -> Output {
+    Command::new("timeout")
+        .args(["300", "make"])
+        .args(args)
+        .current_dir(project)
+        .envs(env.iter().cloned())
+        .output()
+        .unwrap()
+}
+
 /// Runs the project's own `make test-e2e` with `env`, failing the test when
 /// it fails; returns its output without colours.
 fn make_test_e2e(project: &Path, env: &[(String, String)]) -> String {
@@ -1031,13 +1043,7 @@ fn a_go_project_passes_its_own_make_test_e2e_unmodified() {
         stopped_line: "All workers finished",
     };
     the_deployed_operator_in_production(&project, &deployed_env, "guestbook", &layout, &|args| {
-        Command::new("timeout")
-            .args(["300", "make"])
-            .args(args)
-            .current_dir(&project)
-            .envs(deployed_env.iter().cloned())
-            .output()
-            .unwrap()
+        bounded_make(&project, &deployed_env, args)
     });
 
     // What a kubebuilder user's CI runs: the project's own suite builds the

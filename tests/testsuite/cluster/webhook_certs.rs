@@ -58,15 +58,7 @@ fn a_go_project_keeps_its_own_webhook_certificates_without_cert_manager() {
     let dir = scratch.path().join("clusters/selfcerts");
     let cluster = Up::start(&dir);
     let env = e2e_env(&dir, &kubectl, &dir.join("kubeconfig"));
-    let make = |args: &[&str]| -> Output {
-        Command::new("timeout")
-            .args(["300", "make"])
-            .args(args)
-            .current_dir(&project)
-            .envs(env.iter().cloned())
-            .output()
-            .unwrap()
-    };
+    let make = |args: &[&str]| -> Output { super::bounded_make(&project, &env, args) };
     let kubectl = |args: &[&str]| run_ok(Path::new("kubectl"), args, &env);
     let no_cert_manager = Command::new("kubectl")
         .args(["get", "crd", "certificates.cert-manager.io"])
