@@ -300,10 +300,16 @@ fn a_go_project_keeps_its_own_webhook_certificates_without_cert_manager() {
     ]);
     assert!(held.contains("annotated"), "{held}");
     let before = secret_data(&kubectl);
-    let leader = deployed.leader().expect("a leader");
+    // Every replica reads the Secret, so any stops (the Lease may have no
+    // holder for a moment while the one stopped above hands it over).
+    let replica = deployed
+        .manager_pods()
+        .into_iter()
+        .next()
+        .expect("a replica");
     refused_with(
         &deployed,
-        &leader,
+        &replica,
         &format!("the Secret {namespace}/{SECRET} is held by something else"),
     );
     assert_eq!(secret_data(&kubectl), before, "the Secret was changed");
