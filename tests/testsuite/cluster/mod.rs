@@ -706,28 +706,10 @@ fn the_deployed_operator_in_production(
     make: &dyn Fn(&[&str]) -> Output,
 ) {
     let kubectl = |args: &[&str]| run_ok(Path::new("kubectl"), args, env);
-    let load = |image: &str| {
-        let build = make(&["docker-build", &format!("IMG={image}")]);
-        assert!(
-            build.status.success(),
-            "{}",
-            describe("make docker-build", &build)
-        );
-        let kind = [value(env, "KIND"), "load", "docker-image", image];
-        run_ok(
-            Path::new(kind[0]),
-            &[&kind[1..], &["--name", value(env, "KIND_CLUSTER")]].concat(),
-            env,
-        );
-    };
+    let load = |image: &str| load_image(env, make, image);
     let image = format!("example.com/{name}:v0.0.1");
     load(&image);
-    let deploy = make(&["deploy", &format!("IMG={image}")]);
-    assert!(
-        deploy.status.success(),
-        "{}",
-        describe("make deploy", &deploy)
-    );
+    deploy_and_wait(env, make, name, &image);
     let deployed = production::Deployed {
         name,
         env,
@@ -736,14 +718,6 @@ fn the_deployed_operator_in_production(
         stopped_line: layout.stopped_line,
     };
     let namespace = format!("{name}-system");
-    kubectl(&[
-        "-n",
-        &namespace,
-        "wait",
-        "--for=condition=Available",
-        "--timeout=180s",
-        &format!("deployment/{name}-controller-manager"),
-    ]);
     let sample = project.join("config/samples/cache_v1alpha1_memcached.yaml");
     kubectl(&["apply", "-n", "default", "-f", sample.to_str().unwrap()]);
     let deadline = Instant::now() + Duration::from_secs(180);
@@ -858,6 +832,51 @@ fn the_deployed_operator_in_production(
         assert!(!out.status.success(), "{kind}/{object} is still there");
     }
     production::the_helm_chart_runs_the_operator(&deployed, project, make, &load);
+}
+
+/// `make docker-build` of `image` (`make` runs in the project), then `kind
+/// load` of it into the cluster of `env`, as the project's e2e suite does.
+fn load_image(env: &[(String, String)], make: &dyn Fn(&[&str]) -> Output, image: &str) {
+    let build = make(&["docker-build", &format!("IMG={image}")]);
+    assert!(
+        build.status.success(),
+        "{}",
+        describe("make docker-build", &build)
+    );
+    let kind = [value(env, "KIND"), "load", "docker-image", image];
+    run_ok(
+        Path::new(kind[0]),
+        &[&kind[1..], &["--name", value(env, "KIND_CLUSTER")]].concat(),
+        env,
+    );
+}
+
+/// `make deploy` of `image`, then a wait (180 s at most) until the manager
+/// of the project `name` is Available.
+fn deploy_and_wait(
+    env: &[(String, String)],
+    make: &dyn Fn(&[&str]) -> Output,
+    name: &str,
+    image: &str,
+) {
+    let deploy = make(&["deploy", &format!("IMG={image}")]);
+    assert!(
+        deploy.status.success(),
+        "{}",
+        describe("make deploy", &deploy)
+    );
+    run_ok(
+        Path::new("kubectl"),
+        &[
+            "-n",
+            &format!("{name}-system"),
+            "wait",
+            "--for=condition=Available",
+            "--timeout=180s",
+            &format!("deployment/{name}-controller-manager"),
+        ],
+        env,
+    );
 }
 
 /// What the deployed checks need to know of a layout.

@@ -5,7 +5,7 @@
 //! request and no restart; and the refusals of objects it was not given.
 
 use super::production::{self, Deployed};
-use super::{Up, describe, e2e_env, kubectl_path, run_ok, support, text, value};
+use super::{Up, describe, e2e_env, kubectl_path, run_ok, support, text};
 use crate::common;
 
 use std::collections::BTreeSet;
@@ -71,24 +71,7 @@ fn a_go_project_keeps_its_own_webhook_certificates_without_cert_manager() {
     );
 
     let image = format!("example.com/{NAME}:v0.0.1");
-    let build = make(&["docker-build", &format!("IMG={image}")]);
-    assert!(
-        build.status.success(),
-        "{}",
-        describe("make docker-build", &build)
-    );
-    let kind = value(&env, "KIND");
-    run_ok(
-        Path::new(kind),
-        &[
-            "load",
-            "docker-image",
-            &image,
-            "--name",
-            value(&env, "KIND_CLUSTER"),
-        ],
-        &env,
-    );
+    super::load_image(&env, &make, &image);
     let installer = make(&["build-installer", &format!("IMG={image}")]);
     assert!(
         installer.status.success(),
@@ -100,21 +83,8 @@ fn a_go_project_keeps_its_own_webhook_certificates_without_cert_manager() {
         !manifests.contains("cert-manager.io"),
         "the deployed manifests name cert-manager:\n{manifests}"
     );
-    let deploy = make(&["deploy", &format!("IMG={image}")]);
-    assert!(
-        deploy.status.success(),
-        "{}",
-        describe("make deploy", &deploy)
-    );
+    super::deploy_and_wait(&env, &make, NAME, &image);
     let namespace = format!("{NAME}-system");
-    kubectl(&[
-        "-n",
-        &namespace,
-        "wait",
-        "--for=condition=Available",
-        "--timeout=180s",
-        &format!("deployment/{NAME}-controller-manager"),
-    ]);
     let deployed = Deployed {
         name: NAME,
         env: &env,
