@@ -86,21 +86,40 @@ impl Plan {
         self.changes.push(change);
     }
 
-    /// Gives the file an earlier plugin of the chain planned to write at
-    /// `path` the content `contents` instead (a plugin that fills in another
-    /// plugin's scaffold, such as deploy-image/v1-alpha); plans a new file
-    /// when none is planned there.
-    pub fn fill_in(&mut self, path: PathBuf, contents: String) {
-        let planned = self.changes.iter_mut().find_map(|change| match change {
+    /// The content planned so far for the whole file at `path` (by a
+    /// create or a write), if any.
+    pub fn planned_contents(&self, path: &Path) -> Option<&str> {
+        self.changes.iter().rev().find_map(|change| match change {
             Change::Create { path: p, contents }
             | Change::CreateIfMissing { path: p, contents }
             | Change::Write { path: p, contents }
-                if *p == path =>
+                if p == path =>
             {
-                Some(contents)
+                Some(contents.as_str())
             }
             _ => None,
-        });
+        })
+    }
+
+    /// Gives the file an earlier plugin of the chain planned to write at
+    /// `path` (its last such change) the content `contents` instead (a plugin that fills in another
+    /// plugin's scaffold, such as deploy-image/v1-alpha); plans a new file
+    /// when none is planned there.
+    pub fn fill_in(&mut self, path: PathBuf, contents: String) {
+        let planned = self
+            .changes
+            .iter_mut()
+            .rev()
+            .find_map(|change| match change {
+                Change::Create { path: p, contents }
+                | Change::CreateIfMissing { path: p, contents }
+                | Change::Write { path: p, contents }
+                    if *p == path =>
+                {
+                    Some(contents)
+                }
+                _ => None,
+            });
         match planned {
             Some(planned) => *planned = contents,
             None => self.push(Change::Create { path, contents }),
@@ -274,12 +293,42 @@ fn insert(
 
 /// Whether `text` already holds an inserted `fragment`: as whole lines (see
 /// [`holds_lines`]), not counting blank lines that open or close the
-/// fragment, which only space it from its neighbours.
+/// fragment, which only space it from its neighbours. A fragment with a
+/// scaffold marker of its own may have had code inserted at that marker
+/// since: it is held when its parts, each starting at a marker line, stand
+/// in that order.
 fn holds_fragment(text: &str, fragment: &str) -> bool {
     let start = fragment.len() - fragment.trim_start_matches('\n').len();
     let core = fragment[start..].trim_end_matches('\n');
-    holds_lines(text, core)
+    let mut from = 0;
+    for part in parts_at_markers(core) {
+        match lines::find_block(&text[from..], part) {
+            Some(at) => from += at + part.len(),
+            None => return false,
+        }
+    }
+    true
 }
+
+/// `block` cut before each of its scaffold marker lines.
+fn parts_at_markers(block: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let mut offset = 0;
+    for line in block.split_inclusive('\n') {
+        let marker = lines::comment_text(line).is_some_and(|t| t.starts_with(SCAFFOLD_MARKER));
+        if marker && offset > start {
+            parts.push(block[start..offset].trim_end_matches('\n'));
+            start = offset;
+        }
+        offset += line.len();
+    }
+    parts.push(&block[start..]);
+    parts
+}
+
+/// What every scaffold marker's comment starts with.
+const SCAFFOLD_MARKER: &str = "+kubebuilder:scaffold:";
 
 /// The rule for "already there" of insert and append: `text` holds `block`
 /// as whole lines (see [`lines`]). Uncomment compares YAML instead (see
@@ -552,6 +601,29 @@ mod tests {
             )
             .is_ok()
         );
+    }
+
+    #[test]
+    fn a_fragment_with_its_own_marker_is_held_after_code_went_in_there() {
+        let fragment =
+            "if on {\n    let x = 1;\n    // +kubebuilder:scaffold:inner\n    go(x);\n}\n";
+        let mut text = "begin\n# +kubebuilder:scaffold:outer\nend\n".to_string();
+        insert(&mut text, "+kubebuilder:scaffold:outer", fragment, None).unwrap();
+        insert(
+            &mut text,
+            "+kubebuilder:scaffold:inner",
+            "    set(x);\n",
+            None,
+        )
+        .unwrap();
+        let before = text.clone();
+        insert(&mut text, "+kubebuilder:scaffold:outer", fragment, None).unwrap();
+        assert_eq!(text, before, "inserted a second time");
+        // Its parts out of order, or one missing, are not the fragment.
+        let swapped =
+            "    // +kubebuilder:scaffold:inner\n    go(x);\n}\nif on {\n    let x = 1;\n";
+        assert!(!holds_fragment(swapped, fragment));
+        assert!(!holds_fragment("if on {\n    let x = 1;\n", fragment));
     }
 
     #[test]

@@ -626,6 +626,12 @@ pub trait Layout: Sync {
     /// project at `dir`, with its trailing blank line (empty without one).
     fn source_header(&self, dir: &Path) -> String;
 
+    /// Plans `libraries` (of the layout's language) into the dependencies
+    /// of the project at `dir`, for code an optional plugin adds; on top
+    /// of what `plan` already holds for the dependency file. A layout whose
+    /// toolchain finds the libraries from the code itself plans nothing.
+    fn plan_libraries(&self, dir: &Path, libraries: &[Library], plan: &mut Plan) -> Result<()>;
+
     /// After `alpha generate` wrote a whole project (with `--make`): what the
     /// post-steps of every command together would do.
     fn after_generate(
@@ -636,6 +642,18 @@ pub trait Layout: Sync {
     ) -> Result<()> {
         Ok(())
     }
+}
+
+/// A library that code an optional plugin adds needs (see
+/// [`Layout::plan_libraries`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Library {
+    /// Its name in the language's package registry.
+    pub name: &'static str,
+    /// The version required when the project does not depend on it yet.
+    pub version: &'static str,
+    /// Optional features it must be built with.
+    pub features: &'static [&'static str],
 }
 
 /// What optional plugins ask of the plugin that writes the deployment

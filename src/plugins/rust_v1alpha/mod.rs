@@ -25,15 +25,15 @@ pub use versions::{Versions, versions};
 use super::flags::args_of;
 use super::{
     ApiContext, ApiTemplateContext, CreateApiHook, CreateWebhookHook, DomainOption, EditContext,
-    EditHook, Flags, InitContext, InitHook, Layout, License, Output, Plugin, Role, Toolchain,
-    UpdateHook, WebhookContext,
+    EditHook, Flags, InitContext, InitHook, Layout, Library, License, Output, Plugin, Role,
+    Toolchain, UpdateHook, WebhookContext,
 };
 use crate::machinery::clock::current_year;
 use crate::machinery::steps::{Progress, Step};
-use crate::machinery::{Change, Context, Templates};
+use crate::machinery::{Change, Context, Plan, Templates};
 use crate::project::ProjectFile;
 use crate::resource::{Origin, Resource};
-use anyhow::{Result, bail};
+use anyhow::{Context as _, Result, bail};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -85,7 +85,8 @@ impl InitHook for RustBase {
         let boilerplate =
             ctx.license
                 .boilerplate(&templates, &current_year().to_string(), ctx.owner)?;
-        let context = base_context(project, &rust_header(&boilerplate));
+        let mut context = base_context(project, &rust_header(&boilerplate));
+        context.insert("cert_manager", &ctx.chain.cert_manager_for_webhooks());
         templates.plan_tree("init", &context, &[], &mut out.plan)?;
         out.plan.push(Change::Create {
             path: BOILERPLATE_PATH.into(),
@@ -242,6 +243,35 @@ impl Layout for RustBase {
 
     fn webhook_dir(&self) -> &'static str {
         WEBHOOK_DIR
+    }
+
+    /// Adds each library to Cargo.toml's `[dependencies]` (see
+    /// [`cargo_toml::with_dependency`]), on top of the edit this command
+    /// already planned there.
+    fn plan_libraries(&self, dir: &Path, libraries: &[Library], plan: &mut Plan) -> Result<()> {
+        let path = Path::new("Cargo.toml");
+        let planned = plan.planned_contents(path).map(str::to_string);
+        let mut text = match &planned {
+            Some(planned) => planned.clone(),
+            None => std::fs::read_to_string(dir.join(path))
+                .with_context(|| format!("cannot read {}", dir.join(path).display()))?,
+        };
+        for library in libraries {
+            text = cargo_toml::with_dependency(
+                &text,
+                library.name,
+                library.version,
+                library.features,
+            )?;
+        }
+        match planned {
+            Some(_) => plan.fill_in(path.to_path_buf(), text),
+            None => plan.push(Change::Write {
+                path: path.to_path_buf(),
+                contents: text,
+            }),
+        }
+        Ok(())
     }
 
     fn source_header(&self, dir: &Path) -> String {
@@ -403,6 +433,9 @@ fn base_context(project: &ProjectFile, header: &str) -> Context {
     context.insert("namespaced", &(project.namespaced == Some(true)));
     context.insert("header", header);
     context.insert("versions", &versions().crates);
+    // Whether cert-manager gives the webhooks their certificate: init asks
+    // the chain, which may hold a plugin that supplies it instead.
+    context.insert("cert_manager", &true);
     context
 }
 

@@ -3,18 +3,21 @@
 //! cert-manager. Chosen at `init --plugins go/v4,webhook-certs/v1-alpha` or
 //! with `edit --plugins webhook-certs/v1-alpha` before the first webhook.
 //!
+//! Both layouts: go/v4 and rust/v1-alpha (kustomize/v2 writing `config/`).
+//!
 //! PROJECT records it under `plugins:` (not `layout`, so kubebuilder still
 //! resolves the project's plugins), and it stays in the chain of every later
 //! command ([`Plugin::stays_in_chain`]); the manifests plugin then leaves
 //! cert-manager out ([`Plugin::supplies_webhook_certificates`]). The
 //! project's first webhook brings the manager's code (`internal/webhookcerts`,
-//! imported and called by `cmd/main.go`) and the kustomize
+//! imported and called by `cmd/main.go`; or `src/webhook_certs/`, called by
+//! `src/main.rs`, and its crates in Cargo.toml) and the kustomize
 //! component `config/webhook-certs`, which the default overlay includes;
 //! each conversion webhook names its CRD there.
 
 use super::{
-    Chain, CreateWebhookHook, EditContext, EditHook, InitContext, InitHook, Output, Plugin, Role,
-    WebhookContext,
+    Chain, CreateWebhookHook, EditContext, EditHook, InitContext, InitHook, Layout, Library,
+    Output, Plugin, Role, WebhookContext,
 };
 use crate::machinery::rewrite::read_if_present;
 use crate::machinery::{Context, Fragments, Templates};
@@ -35,6 +38,23 @@ const TEMPLATE_DIR: &str = "webhook-certs/v1-alpha";
 
 /// The overlay `make deploy` builds, which includes the component.
 const DEFAULT_OVERLAY: &str = "config/default/kustomization.yaml";
+
+/// What the manager's code in Rust needs besides a rust/v1-alpha project's
+/// own crates: certificates parsed, with their signatures checked
+/// (x509-parser), and a CA read back to sign with (rcgen's x509-parser).
+/// The Go code needs nothing that `go mod tidy` does not add.
+const RUST_LIBRARIES: &[Library] = &[
+    Library {
+        name: "rcgen",
+        version: "0.14",
+        features: &["x509-parser"],
+    },
+    Library {
+        name: "x509-parser",
+        version: "0.18",
+        features: &["verify"],
+    },
+];
 
 /// The plugin's PROJECT section: empty (`{}`); it keeps no settings.
 #[derive(Debug, Serialize, Deserialize)]
@@ -124,22 +144,28 @@ impl EditHook for WebhookCerts {
     }
 }
 
-/// The language of the chain's layout, when the plugin has the manager's
-/// code for it (a folder `create-webhook/<language>/` of templates) and the
+/// The chain's layout, when the plugin has the manager's code for its
+/// language (a folder `create-webhook/<language>/` of templates) and the
 /// chain writes `config/`; otherwise a one-line refusal.
-fn check_layout(chain: &Chain) -> Result<&'static str> {
+fn check_layout(chain: &Chain) -> Result<&'static dyn Layout> {
     let layout = chain
         .layout()
         .filter(|_| chain.manifests_layout().is_some());
     let templates = Templates::load(TEMPLATE_DIR, &["create-webhook"])?;
     match layout {
-        Some(layout) if !templates.tree(&code_folder(layout.language())).is_empty() => {
-            Ok(layout.language())
-        }
+        Some(layout) if !templates.tree(&code_folder(layout.language())).is_empty() => Ok(layout),
         _ => bail!(
-            "{NAME} has the manager's code for the go/v4 layout (with kustomize/v2) only so far, and the chain is {}",
+            "{NAME} has the manager's code for the go/v4 and rust/v1-alpha layouts (with kustomize/v2), and the chain is {}",
             chain.keys.join(",")
         ),
+    }
+}
+
+/// The libraries the manager's code in `language` needs.
+fn libraries(language: &str) -> &'static [Library] {
+    match language {
+        "rust" => RUST_LIBRARIES,
+        _ => &[],
     }
 }
 
@@ -152,15 +178,12 @@ fn code_folder(language: &str) -> String {
 /// (kept once written), the call in main.go and the component in the default
 /// overlay (each once).
 fn plan_shared(chain: &Chain, dir: &Path, project: &ProjectFile, out: &mut Output) -> Result<()> {
-    let language = check_layout(chain)?;
+    let layout = check_layout(chain)?;
+    let language = layout.language();
     let templates = Templates::load(TEMPLATE_DIR, &["create-webhook"])?;
     let fragments = Fragments::load(TEMPLATE_DIR, "create-webhook")?;
     let mut context = Context::new();
-    let header = chain
-        .layout()
-        .map(|l| l.source_header(dir))
-        .unwrap_or_default();
-    context.insert("go_header", &header);
+    context.insert("header", &layout.source_header(dir));
     context.insert("repo", project.repo.as_deref().unwrap_or_default());
     context.insert(
         "project_name",
@@ -169,6 +192,7 @@ fn plan_shared(chain: &Chain, dir: &Path, project: &ProjectFile, out: &mut Outpu
     templates.plan_tree(&code_folder(language), &context, &[], &mut out.plan)?;
     templates.plan_tree("create-webhook/config", &context, &[], &mut out.plan)?;
     fragments.plan(language, &templates, &context, &[], &mut out.plan)?;
+    layout.plan_libraries(dir, libraries(language), &mut out.plan)?;
     if !includes_component(dir)? {
         fragments.plan("common", &templates, &context, &[], &mut out.plan)?;
     }

@@ -3,7 +3,7 @@
 //! and run by every later command; the webhooks' manifests without
 //! cert-manager; the manager's code and the component written once, each
 //! converting CRD named in it; `edit` completing what kubebuilder added;
-//! refusals in one line with nothing changed.
+//! refusals in one line with nothing changed. Both layouts.
 
 use crate::common::{
     assert_refused, empty_project_dir, init_project, kb, read, snapshot_tree, stderr, words,
@@ -11,9 +11,10 @@ use crate::common::{
 use std::path::Path;
 
 /// Runs kubebuilder-rs, with `--make=false` (no toolchain step) on a
-/// `create` command.
+/// `create` command of a go/v4 project (rust/v1-alpha's have none).
 fn kb_ok(dir: &Path, line: &str) -> String {
-    let make = line.starts_with("create").then_some("--make=false");
+    let go = dir.join("go.mod").is_file();
+    let make = (go && line.starts_with("create")).then_some("--make=false");
     let output = kb(dir).args(words(line)).args(make).output().unwrap();
     assert!(output.status.success(), "{line}: {}", stderr(&output));
     String::from_utf8_lossy(&output.stdout).into_owned()
@@ -164,23 +165,97 @@ fn a_project_with_cert_manager_webhooks_or_another_layout_is_refused() {
             "cert-manager",
         ],
     );
-    let (_tmp, rust) = empty_project_dir("shipyard");
-    let init = kb(&rust)
+    // A chain that writes no config/ has nowhere to put the component.
+    let (_tmp, bare) = empty_project_dir("bare");
+    let init = kb(&bare)
         .args(words(
-            "init --plugins rust/v1-alpha,webhook-certs/v1-alpha --domain example.com",
+            "init --plugins base.go.kubebuilder.io/v4,webhook-certs/v1-alpha --domain example.com --repo example.com/bare",
         ))
         .output()
         .unwrap();
     let said = stderr(&init);
     assert!(
         !init.status.success()
-            && said.contains("webhook-certs/v1-alpha has the manager's code for the go/v4 layout")
+            && said.contains("webhook-certs/v1-alpha has the manager's code for the go/v4 and rust/v1-alpha layouts (with kustomize/v2), and the chain is base.go.kubebuilder.io/v4,")
             && said.trim().lines().count() == 1,
         "{said}"
     );
     assert_eq!(
-        std::fs::read_dir(&rust).unwrap().count(),
+        std::fs::read_dir(&bare).unwrap().count(),
         0,
         "init left files"
     );
+}
+
+#[test]
+fn a_rust_project_gets_the_module_its_crates_and_the_calls_once() {
+    let (_tmp, dir) = empty_project_dir("shipyard");
+    kb_ok(
+        &dir,
+        "init --domain example.com --plugins rust/v1-alpha,webhook-certs/v1-alpha",
+    );
+    let e2e = read(&dir, "tests/e2e/main.rs");
+    assert!(
+        e2e.contains("not installing cert-manager") && e2e.contains("-webhook-server-cert"),
+        "the e2e suite installs cert-manager:\n{e2e}"
+    );
+    for line in [
+        "create api --group ship --version v1 --kind Frigate --resource --controller",
+        "create api --group ship --version v2 --kind Frigate --resource --controller=false",
+        "create api --group ship --version v1 --kind Captain --resource --controller",
+        "create webhook --group ship --version v1 --kind Frigate --defaulting --conversion --spoke v2",
+        "create webhook --group ship --version v1 --kind Captain --programmatic-validation",
+    ] {
+        kb_ok(&dir, line);
+    }
+    for path in [
+        "src/webhook_certs/mod.rs",
+        "src/webhook_certs/certificates.rs",
+        "config/webhook-certs/kustomization.yaml",
+    ] {
+        assert!(dir.join(path).is_file(), "{path} was not written");
+    }
+    assert!(!dir.join("config/certmanager").exists());
+    let main = read(&dir, "src/main.rs");
+    for once in [
+        "webhook::serve(",
+        "webhook_certs::serve_from_secret(",
+        "webhook_certs::Keeper::from_flags(",
+        "// +kubebuilder:scaffold:webhook-server",
+    ] {
+        assert_eq!(main.matches(once).count(), 1, "{once} in:\n{main}");
+    }
+    let serve_at = main.find("webhook::serve(").unwrap();
+    assert!(
+        main.find("serve_from_secret(").unwrap() < serve_at,
+        "the resolver is set after the server started:\n{main}"
+    );
+    let flags = read(&dir, "src/manager/flags.rs");
+    assert_eq!(
+        flags
+            .matches("pub webhook_certs: crate::webhook_certs::WebhookCertFlags,")
+            .count(),
+        1,
+        "{flags}"
+    );
+    assert_eq!(
+        read(&dir, "src/lib.rs")
+            .matches("pub mod webhook_certs;")
+            .count(),
+        1
+    );
+    let cargo = read(&dir, "Cargo.toml");
+    for dependency in [
+        "rcgen = { version = \"0.14\", features = [\"x509-parser\"] }",
+        "x509-parser = { version = \"0.18\", features = [\"verify\"] }",
+        // What the layout's create webhook adds is kept beside it.
+        "json-patch = ",
+    ] {
+        assert!(cargo.contains(dependency), "{dependency} not in:\n{cargo}");
+    }
+    let crd = "frigates.ship.example.com";
+    for file in ["kustomization.yaml", "role.yaml", "manager_args_patch.yaml"] {
+        let text = read(&dir, &format!("{COMPONENT}/{file}"));
+        assert_eq!(text.matches(crd).count(), 1, "{file}:\n{text}");
+    }
 }

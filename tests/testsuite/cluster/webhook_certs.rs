@@ -1,11 +1,12 @@
-//! webhook-certs/v1-alpha in the test cluster: a go/v4 project whose
-//! manager keeps its own webhook certificates, deployed with no
-//! cert-manager; its webhooks called through their Service by two replicas
-//! while short-lived certificates and the CA are renewed, with no failed
-//! request and no restart; and the refusals of objects it was not given.
+//! webhook-certs/v1-alpha in the test cluster, for both layouts: a project
+//! whose manager keeps its own webhook certificates, its image built from
+//! its Dockerfile, deployed with no cert-manager; its webhooks called
+//! through their Service by two replicas while short-lived certificates and
+//! the CA are renewed, with no failed request and no restart; the refusals
+//! of objects it was not given; and its own `make test-e2e`.
 
 use super::production::{self, Deployed};
-use super::{Up, describe, e2e_env, kubectl_path, run_ok, support, text};
+use super::{Up, describe, e2e_env, kubectl_path, run_ok, support, text, without_colours};
 use crate::common;
 
 use std::collections::BTreeSet;
@@ -13,14 +14,37 @@ use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-/// The project, its namespace and its objects' prefix.
-const NAME: &str = "selfcerts";
+/// What the check needs to know of a layout's project.
+struct SelfCerts<'a> {
+    /// The project, its namespace and its objects' prefix.
+    name: &'a str,
+    /// The layout's plugin, with which webhook-certs/v1-alpha is chosen.
+    layout: &'a str,
+    /// What the defaulter puts into an unset `spec.foo`.
+    default_foo: &'a str,
+    /// What the manager logs when it becomes the leader.
+    leader_line: &'a str,
+    /// What a stopping leader logs last, once its reconciles ended.
+    stopped_line: &'a str,
+    /// What the project's `make test-e2e` says on the way.
+    e2e_says: &'a [&'a str],
+    /// Gives the scaffolded project the user code the check relies on.
+    user_code: fn(&Path),
+    /// `make ARGS` in the project with the cluster's variables, bounded.
+    make: MakeIn,
+}
 
-/// The webhooks of Guestbook v1, with the validator's check the test adds.
-const WEBHOOK: &str = "internal/webhook/v1/guestbook_webhook.go";
+/// Runs `make ARGS` in a project with an environment.
+type MakeIn = fn(&Path, &[(String, String)], &[&str]) -> Output;
 
-/// The Secret the manager keeps its certificates in.
-const SECRET: &str = "selfcerts-webhook-server-cert";
+/// The commands after `init`: Guestbook v1 with defaulting, validation
+/// and a conversion to v2.
+const COMMANDS: &[&str] = &[
+    "create api --group webapp --version v1 --kind Guestbook --resource --controller",
+    "create webhook --group webapp --version v1 --kind Guestbook --defaulting --programmatic-validation",
+    "create api --group webapp --version v2 --kind Guestbook --resource --controller=false",
+    "create webhook --group webapp --version v1 --kind Guestbook --conversion --spoke v2",
+];
 
 /// Certificates that live 45 s (renewed every 30 s), a CA that lives 2 min
 /// (renewed after 80 s): set in the component's args patch, as its comment
@@ -36,29 +60,107 @@ const SHORT_LIVED: &str = "- op: add
 #[test]
 #[ignore = "needs root, Go and Debian's container packages; run by the README's test command"]
 fn a_go_project_keeps_its_own_webhook_certificates_without_cert_manager() {
+    keeps_its_own_webhook_certificates(&SelfCerts {
+        name: "selfcerts",
+        layout: "go/v4",
+        default_foo: "defaulted",
+        leader_line: "Successfully acquired lease",
+        stopped_line: "All workers finished",
+        e2e_says: &[
+            "Not installing cert-manager: the manager keeps its own webhook certificates",
+            "has the webhook serving certificate the manager keeps in its Secret",
+            "has the CA bundle injected into the Guestbook conversion webhook",
+        ],
+        user_code: |project| {
+            let webhook = project.join(GO_WEBHOOK);
+            production::go_validator_refuses_an_empty_foo(&webhook);
+            defaults_foo(&webhook);
+        },
+        make: super::bounded_make,
+    });
+}
+
+#[test]
+#[ignore = "needs root, Rust and Debian's container packages; run by the README's test command"]
+fn a_rust_project_keeps_its_own_webhook_certificates_without_cert_manager() {
+    keeps_its_own_webhook_certificates(&SelfCerts {
+        name: "rustcerts",
+        layout: "rust/v1-alpha",
+        // The scaffold's example defaulter and validator, as they are.
+        default_foo: "default-foo",
+        leader_line: "became the leader",
+        stopped_line: "released the leader Lease",
+        e2e_says: &[
+            "e2e: not installing cert-manager: the manager keeps its own webhook certificates",
+            "e2e: the manager serves the webhook certificate it keeps in rustcerts-webhook-server-cert",
+            "e2e: the webhooks answered",
+            "test result: ok. 1 passed",
+        ],
+        user_code: with_a_lock_file,
+        make: |project, env, args| {
+            let mut make = Command::new("timeout");
+            make.args(["600", "make"])
+                .args(args)
+                .current_dir(project)
+                .envs(env.iter().cloned());
+            common::rust_project::sharing_the_build_dir(&mut make)
+                .output()
+                .unwrap()
+        },
+    });
+}
+
+/// The go/v4 project's webhooks of Guestbook v1, where the test adds a
+/// validator's check and a defaulter's rule.
+const GO_WEBHOOK: &str = "internal/webhook/v1/guestbook_webhook.go";
+
+/// Gives a rust/v1-alpha project its Cargo.lock, as its first build on the
+/// host would: the image's dependency layer, built from it, is then reused
+/// by the image `make test-e2e` builds.
+fn with_a_lock_file(project: &Path) {
+    let mut lock = Command::new("cargo");
+    let lock = common::rust_project::without_cargo_test_env(&mut lock)
+        .arg("generate-lockfile")
+        .current_dir(project)
+        .output()
+        .unwrap();
+    assert!(
+        lock.status.success(),
+        "{}",
+        describe("cargo generate-lockfile", &lock)
+    );
+}
+
+/// The check itself, for the project `layout` describes.
+fn keeps_its_own_webhook_certificates(layout: &SelfCerts) {
     run_ok(&support("cluster"), &["assets"], &[]);
     let kubectl = kubectl_path();
-    let (_project_tmp, project) = common::empty_project_dir(NAME);
-    for command in [
-        "init --domain example.com --repo example.com/selfcerts --plugins go/v4,webhook-certs/v1-alpha",
-        "create api --group webapp --version v1 --kind Guestbook --resource --controller",
-        "create webhook --group webapp --version v1 --kind Guestbook --defaulting --programmatic-validation",
-        "create api --group webapp --version v2 --kind Guestbook --resource --controller=false",
-        "create webhook --group webapp --version v1 --kind Guestbook --conversion --spoke v2",
-    ] {
+    let name = layout.name;
+    let secret_name = format!("{name}-webhook-server-cert");
+    let (_project_tmp, project) = common::empty_project_dir(name);
+    let init = format!(
+        "init --domain example.com --repo example.com/{name} --plugins {},webhook-certs/v1-alpha",
+        layout.layout
+    );
+    let init = if layout.layout == "go/v4" {
+        init
+    } else {
+        init.replace(&format!(" --repo example.com/{name}"), "")
+    };
+    common::kb_ok(&project, &common::words(&init));
+    for command in COMMANDS {
         common::kb_ok(&project, &common::words(command));
     }
-    production::go_validator_refuses_an_empty_foo(&project.join(WEBHOOK));
-    defaults_foo(&project.join(WEBHOOK));
+    (layout.user_code)(&project);
     let args_patch = project.join("config/webhook-certs/manager_args_patch.yaml");
     let patch = std::fs::read_to_string(&args_patch).unwrap();
     std::fs::write(&args_patch, format!("{patch}{SHORT_LIVED}")).unwrap();
 
     let scratch = tempfile::tempdir().unwrap();
-    let dir = scratch.path().join("clusters/selfcerts");
+    let dir = scratch.path().join(format!("clusters/{name}"));
     let cluster = Up::start(&dir);
     let env = e2e_env(&dir, &kubectl, &dir.join("kubeconfig"));
-    let make = |args: &[&str]| -> Output { super::bounded_make(&project, &env, args) };
+    let make = |args: &[&str]| -> Output { (layout.make)(&project, &env, args) };
     let kubectl = |args: &[&str]| run_ok(Path::new("kubectl"), args, &env);
     let no_cert_manager = Command::new("kubectl")
         .args(["get", "crd", "certificates.cert-manager.io"])
@@ -70,7 +172,7 @@ fn a_go_project_keeps_its_own_webhook_certificates_without_cert_manager() {
         "the cluster has cert-manager"
     );
 
-    let image = format!("example.com/{NAME}:v0.0.1");
+    let image = format!("example.com/{name}:v0.0.1");
     super::load_image(&env, &make, &image);
     let installer = make(&["build-installer", &format!("IMG={image}")]);
     assert!(
@@ -83,14 +185,14 @@ fn a_go_project_keeps_its_own_webhook_certificates_without_cert_manager() {
         !manifests.contains("cert-manager.io"),
         "the deployed manifests name cert-manager:\n{manifests}"
     );
-    super::deploy_and_wait(&env, &make, NAME, &image);
-    let namespace = format!("{NAME}-system");
+    super::deploy_and_wait(&env, &make, name, &image);
+    let namespace = format!("{name}-system");
     let deployed = Deployed {
-        name: NAME,
+        name,
         env: &env,
         webhook_kind: ("webapp.example.com/v1", "Guestbook"),
-        leader_line: "Successfully acquired lease",
-        stopped_line: "All workers finished",
+        leader_line: layout.leader_line,
+        stopped_line: layout.stopped_line,
     };
     deployed.webhooks_reached();
 
@@ -106,7 +208,7 @@ fn a_go_project_keeps_its_own_webhook_certificates_without_cert_manager() {
         describe("create a Guestbook without spec.foo", &created)
     );
     // Read as v1: the scaffold's conversion to v2 carries the metadata only.
-    let foo = kubectl(&[
+    let defaulted = kubectl(&[
         "get",
         "guestbooks.v1.webapp.example.com",
         "bare",
@@ -115,7 +217,10 @@ fn a_go_project_keeps_its_own_webhook_certificates_without_cert_manager() {
         "-o",
         "jsonpath={.spec.foo}",
     ]);
-    assert_eq!(foo, "defaulted", "the defaulter was not called");
+    assert_eq!(
+        defaulted, layout.default_foo,
+        "the defaulter was not called"
+    );
     let good = deployed.create_valid("admitted", false);
     assert!(
         good.status.success(),
@@ -132,8 +237,8 @@ fn a_go_project_keeps_its_own_webhook_certificates_without_cert_manager() {
         "jsonpath={.apiVersion}",
     ]);
     assert_eq!(as_v2, "webapp.example.com/v2");
-    let bundles = ca_bundles(&kubectl);
-    let secret = secret_data(&kubectl);
+    let bundles = ca_bundles(name, &kubectl);
+    let secret = secret_data(name, &kubectl);
     assert_eq!(
         bundles,
         vec![secret.ca.clone(); 3],
@@ -145,7 +250,7 @@ fn a_go_project_keeps_its_own_webhook_certificates_without_cert_manager() {
     // is read as v2, once a second.
     kubectl(&[
         "scale",
-        &format!("deployment/{NAME}-controller-manager"),
+        &format!("deployment/{name}-controller-manager"),
         "-n",
         &namespace,
         "--replicas=2",
@@ -185,7 +290,7 @@ fn a_go_project_keeps_its_own_webhook_certificates_without_cert_manager() {
                 text(&converted.stderr)
             ));
         }
-        let secret = secret_data(&kubectl);
+        let secret = secret_data(name, &kubectl);
         leaves.insert(secret.leaf);
         cas.insert(first_certificate(&secret.ca));
         assert!(
@@ -237,7 +342,7 @@ fn a_go_project_keeps_its_own_webhook_certificates_without_cert_manager() {
     ]);
 
     // An object the manager was not given is left alone, with one line.
-    let validating = format!("{NAME}-validating-webhook-configuration");
+    let validating = format!("{name}-validating-webhook-configuration");
     let annotation = "webhook-certs.kubebuilder-rs.io/inject-ca-from-secret";
     kubectl(&[
         "annotate",
@@ -245,11 +350,11 @@ fn a_go_project_keeps_its_own_webhook_certificates_without_cert_manager() {
         &validating,
         &format!("{annotation}-"),
     ]);
-    let before = ca_bundles(&kubectl);
+    let before = ca_bundles(name, &kubectl);
     let line = format!("ValidatingWebhookConfiguration {validating} was not made by this project");
     refused_with(&deployed, &leader, &line);
     assert_eq!(
-        ca_bundles(&kubectl)[1],
+        ca_bundles(name, &kubectl)[1],
         before[1],
         "the configuration was changed"
     );
@@ -257,19 +362,19 @@ fn a_go_project_keeps_its_own_webhook_certificates_without_cert_manager() {
         "annotate",
         "validatingwebhookconfiguration",
         &validating,
-        &format!("{annotation}={SECRET}"),
+        &format!("{annotation}={secret_name}"),
     ]);
     deployed.rolled_out();
     let held = kubectl(&[
         "annotate",
         "secret",
-        SECRET,
+        &secret_name,
         "-n",
         &namespace,
         "webhook-certs.kubebuilder-rs.io/managed-",
     ]);
     assert!(held.contains("annotated"), "{held}");
-    let before = secret_data(&kubectl);
+    let before = secret_data(name, &kubectl);
     // Every replica reads the Secret, so any stops (the Lease may have no
     // holder for a moment while the one stopped above hands it over).
     let replica = deployed
@@ -280,9 +385,13 @@ fn a_go_project_keeps_its_own_webhook_certificates_without_cert_manager() {
     refused_with(
         &deployed,
         &replica,
-        &format!("the Secret {namespace}/{SECRET} is held by something else"),
+        &format!("the Secret {namespace}/{secret_name} is held by something else"),
     );
-    assert_eq!(secret_data(&kubectl), before, "the Secret was changed");
+    assert_eq!(
+        secret_data(name, &kubectl),
+        before,
+        "the Secret was changed"
+    );
 
     let undeploy = make(&["undeploy"]);
     assert!(
@@ -293,12 +402,12 @@ fn a_go_project_keeps_its_own_webhook_certificates_without_cert_manager() {
 
     // The project's own suite, unmodified: no cert-manager installed, the
     // certificate in the manager's Secret, the CA in every webhook.
-    let log = super::make_test_e2e(&project, &env);
-    for said in [
-        "Not installing cert-manager: the manager keeps its own webhook certificates",
-        "has the webhook serving certificate the manager keeps in its Secret",
-        "has the CA bundle injected into the Guestbook conversion webhook",
-    ] {
+    let started = Instant::now();
+    let e2e = make(&["test-e2e"]);
+    eprintln!("make test-e2e took {:?}", started.elapsed());
+    assert!(e2e.status.success(), "{}", describe("make test-e2e", &e2e));
+    let log = without_colours(&format!("{}{}", text(&e2e.stdout), text(&e2e.stderr)));
+    for said in layout.e2e_says {
         assert!(log.contains(said), "{said:?} not in:\n{log}");
     }
     drop(cluster);
@@ -318,7 +427,7 @@ fn defaults_foo(file: &Path) {
 
 /// The CA bundles of the mutating and validating webhooks' first entries
 /// and of the CRD's conversion webhook, as PEM.
-fn ca_bundles(kubectl: &dyn Fn(&[&str]) -> String) -> Vec<String> {
+fn ca_bundles(name: &str, kubectl: &dyn Fn(&[&str]) -> String) -> Vec<String> {
     let get = |kind: &str, name: &str, path: &str| {
         let base64 = kubectl(&["get", kind, name, "-o", &format!("jsonpath={{{path}}}")]);
         decode(&base64)
@@ -327,12 +436,12 @@ fn ca_bundles(kubectl: &dyn Fn(&[&str]) -> String) -> Vec<String> {
     vec![
         get(
             "mutatingwebhookconfiguration",
-            &format!("{NAME}-mutating-webhook-configuration"),
+            &format!("{name}-mutating-webhook-configuration"),
             hooks,
         ),
         get(
             "validatingwebhookconfiguration",
-            &format!("{NAME}-validating-webhook-configuration"),
+            &format!("{name}-validating-webhook-configuration"),
             hooks,
         ),
         get(
@@ -350,15 +459,15 @@ struct SecretData {
     leaf: String,
 }
 
-fn secret_data(kubectl: &dyn Fn(&[&str]) -> String) -> SecretData {
+fn secret_data(name: &str, kubectl: &dyn Fn(&[&str]) -> String) -> SecretData {
     let get = |key: &str| {
         let path = format!("jsonpath={{.data.{}}}", key.replace('.', "\\."));
         decode(&kubectl(&[
             "get",
             "secret",
-            SECRET,
+            &format!("{name}-webhook-server-cert"),
             "-n",
-            &format!("{NAME}-system"),
+            &format!("{name}-system"),
             "-o",
             &path,
         ]))
@@ -394,7 +503,7 @@ fn first_certificate(pem: &str) -> String {
 
 /// Waits until `pod`'s manager stopped, saying `line` in its last log.
 fn refused_with(deployed: &Deployed, pod: &str, line: &str) {
-    let namespace = format!("{NAME}-system");
+    let namespace = format!("{}-system", deployed.name);
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
         let previous = Command::new("kubectl")

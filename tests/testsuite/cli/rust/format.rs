@@ -74,3 +74,19 @@ fn a_new_multigroup_project_is_rustfmt_clean() {
     }
     assert_formatted(&dir);
 }
+
+#[test]
+fn a_new_project_keeping_its_own_webhook_certificates_is_rustfmt_clean() {
+    let (_tmp, dir) = empty_project_dir("guestbook");
+    kb_ok(
+        &dir,
+        &words(
+            "init --plugins rust/v1-alpha,webhook-certs/v1-alpha --domain example.com --owner Tester",
+        ),
+    );
+    for line in &COMMANDS[1..5] {
+        kb_ok(&dir, &words(line));
+    }
+    assert!(dir.join("src/webhook_certs/mod.rs").is_file());
+    assert_formatted(&dir);
+}
