@@ -646,14 +646,14 @@ pub trait Layout: Sync {
 
 /// A library that code an optional plugin adds needs (see
 /// [`Layout::plan_libraries`]).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Library {
     /// Its name in the language's package registry.
-    pub name: &'static str,
+    pub name: String,
     /// The version required when the project does not depend on it yet.
-    pub version: &'static str,
+    pub version: String,
     /// Optional features it must be built with.
-    pub features: &'static [&'static str],
+    pub features: Vec<String>,
 }
 
 /// What optional plugins ask of the plugin that writes the deployment

@@ -257,12 +257,8 @@ impl Layout for RustBase {
                 .with_context(|| format!("cannot read {}", dir.join(path).display()))?,
         };
         for library in libraries {
-            text = cargo_toml::with_dependency(
-                &text,
-                library.name,
-                library.version,
-                library.features,
-            )?;
+            let features: Vec<&str> = library.features.iter().map(String::as_str).collect();
+            text = cargo_toml::with_dependency(&text, &library.name, &library.version, &features)?;
         }
         match planned {
             Some(_) => plan.fill_in(path.to_path_buf(), text),

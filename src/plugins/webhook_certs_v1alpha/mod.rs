@@ -20,10 +20,10 @@ use super::{
     Output, Plugin, Role, WebhookContext,
 };
 use crate::machinery::rewrite::read_if_present;
-use crate::machinery::{Context, Fragments, Templates};
+use crate::machinery::{Context, Fragments, Templates, embedded_text};
 use crate::project::{ProjectFile, ResourceEntry};
 use crate::resource::Resource;
-use anyhow::{Result, bail};
+use anyhow::{Context as _, Result, anyhow, bail};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -38,23 +38,6 @@ const TEMPLATE_DIR: &str = "webhook-certs/v1-alpha";
 
 /// The overlay `make deploy` builds, which includes the component.
 const DEFAULT_OVERLAY: &str = "config/default/kustomization.yaml";
-
-/// What the manager's code in Rust needs besides a rust/v1-alpha project's
-/// own crates: certificates parsed, with their signatures checked
-/// (x509-parser), and a CA read back to sign with (rcgen's x509-parser).
-/// The Go code needs nothing that `go mod tidy` does not add.
-const RUST_LIBRARIES: &[Library] = &[
-    Library {
-        name: "rcgen",
-        version: "0.14",
-        features: &["x509-parser"],
-    },
-    Library {
-        name: "x509-parser",
-        version: "0.18",
-        features: &["verify"],
-    },
-];
 
 /// The plugin's PROJECT section: empty (`{}`); it keeps no settings.
 #[derive(Debug, Serialize, Deserialize)]
@@ -161,12 +144,44 @@ fn check_layout(chain: &Chain) -> Result<&'static dyn Layout> {
     }
 }
 
-/// The libraries the manager's code in `language` needs.
-fn libraries(language: &str) -> &'static [Library] {
-    match language {
-        "rust" => RUST_LIBRARIES,
-        _ => &[],
-    }
+/// The libraries the manager's code in `language` needs: the group of
+/// that language in `create-webhook/libraries.toml` (none without one).
+fn libraries(language: &str) -> Result<Vec<Library>> {
+    let path = format!("{TEMPLATE_DIR}/create-webhook/libraries.toml");
+    let text = embedded_text(&path).ok_or_else(|| anyhow!("no {path} embedded"))?;
+    let doc: toml_edit::DocumentMut = text.parse().with_context(|| format!("invalid {path}"))?;
+    let Some(group) = doc.get(language) else {
+        return Ok(Vec::new());
+    };
+    let tables = group
+        .as_array_of_tables()
+        .ok_or_else(|| anyhow!("{path}: {language} is not a list of [[{language}]] tables"))?;
+    tables
+        .iter()
+        .map(|table| {
+            let field = |key: &str| {
+                table
+                    .get(key)
+                    .and_then(|item| item.as_str())
+                    .map(str::to_string)
+                    .ok_or_else(|| anyhow!("{path}: a [[{language}]] lacks {key}"))
+            };
+            let features = table
+                .get("features")
+                .and_then(|item| item.as_array())
+                .map(|list| {
+                    list.iter()
+                        .filter_map(|f| f.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default();
+            Ok(Library {
+                name: field("name")?,
+                version: field("version")?,
+                features,
+            })
+        })
+        .collect()
 }
 
 /// The templates of the manager's code in `language`.
@@ -192,7 +207,7 @@ fn plan_shared(chain: &Chain, dir: &Path, project: &ProjectFile, out: &mut Outpu
     templates.plan_tree(&code_folder(language), &context, &[], &mut out.plan)?;
     templates.plan_tree("create-webhook/config", &context, &[], &mut out.plan)?;
     fragments.plan(language, &templates, &context, &[], &mut out.plan)?;
-    layout.plan_libraries(dir, libraries(language), &mut out.plan)?;
+    layout.plan_libraries(dir, &libraries(language)?, &mut out.plan)?;
     if !includes_component(dir)? {
         fragments.plan("common", &templates, &context, &[], &mut out.plan)?;
     }
@@ -214,4 +229,18 @@ fn plan_conversion(resource: &Resource, out: &mut Output) -> Result<()> {
 fn includes_component(dir: &Path) -> Result<bool> {
     let text = read_if_present(dir, Path::new(DEFAULT_OVERLAY))?.unwrap_or_default();
     Ok(text.lines().any(|line| line.trim() == "- ../webhook-certs"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rust_code_brings_its_libraries_and_the_go_code_none() {
+        let rust = libraries("rust").unwrap();
+        let names: Vec<&str> = rust.iter().map(|l| l.name.as_str()).collect();
+        assert_eq!(names, ["rcgen", "x509-parser"]);
+        assert_eq!(rust[1].features, ["verify"]);
+        assert!(libraries("go").unwrap().is_empty());
+    }
 }
