@@ -1154,20 +1154,7 @@ fn a_rust_project_passes_its_own_make_test_e2e_with_the_manager_in_the_cluster()
     std::fs::create_dir_all(user_kubeconfig.parent().unwrap()).unwrap();
     std::fs::write(&user_kubeconfig, common::cluster::UNREACHABLE_KUBECONFIG).unwrap();
     let env = e2e_env(&dir, &kubectl, &user_kubeconfig);
-    // A project has its Cargo.lock from its first build on the host. Without
-    // it the image would resolve its own versions, and the next image, built
-    // once `make test-e2e` made the lock, could reuse none of its layers.
-    let mut lock = Command::new("cargo");
-    let lock = common::rust_project::without_cargo_test_env(&mut lock)
-        .arg("generate-lockfile")
-        .current_dir(&project)
-        .output()
-        .unwrap();
-    assert!(
-        lock.status.success(),
-        "{}",
-        describe("cargo generate-lockfile", &lock)
-    );
+    with_a_lock_file(&project);
     push_to_the_registry(&project, &env, "shipyard");
     let deployed_env = e2e_env(&dir, &kubectl, &dir.join("kubeconfig"));
     let layout = Layout {
@@ -1249,6 +1236,24 @@ fn a_rust_project_passes_its_own_make_test_e2e_with_the_manager_in_the_cluster()
         HostState::now(),
         before,
         "the cluster left something behind"
+    );
+}
+
+/// Gives a rust/v1-alpha project its Cargo.lock, as its first build on the
+/// host would. Without it the image would resolve its own versions, and the
+/// next image, built once `make test-e2e` made the lock, could reuse none of
+/// its layers.
+fn with_a_lock_file(project: &Path) {
+    let mut lock = Command::new("cargo");
+    let lock = common::rust_project::without_cargo_test_env(&mut lock)
+        .arg("generate-lockfile")
+        .current_dir(project)
+        .output()
+        .unwrap();
+    assert!(
+        lock.status.success(),
+        "{}",
+        describe("cargo generate-lockfile", &lock)
     );
 }
 

@@ -32,6 +32,10 @@ struct SelfCerts<'a> {
     user_code: fn(&Path),
     /// `make ARGS` in the project with the cluster's variables, bounded.
     make: MakeIn,
+    /// Whether the check runs the project's `make test` too (unit tests of
+    /// the certificates' code, the webhooks on envtest); the go/v4 one runs
+    /// in go::kubebuilder_compat::webhook_certs.
+    make_test: bool,
 }
 
 /// Runs `make ARGS` in a project with an environment.
@@ -77,6 +81,7 @@ fn a_go_project_keeps_its_own_webhook_certificates_without_cert_manager() {
             defaults_foo(&webhook);
         },
         make: super::bounded_make,
+        make_test: false,
     });
 }
 
@@ -96,7 +101,7 @@ fn a_rust_project_keeps_its_own_webhook_certificates_without_cert_manager() {
             "e2e: the webhooks answered",
             "test result: ok. 1 passed",
         ],
-        user_code: with_a_lock_file,
+        user_code: super::with_a_lock_file,
         make: |project, env, args| {
             let mut make = Command::new("timeout");
             make.args(["600", "make"])
@@ -107,29 +112,13 @@ fn a_rust_project_keeps_its_own_webhook_certificates_without_cert_manager() {
                 .output()
                 .unwrap()
         },
+        make_test: true,
     });
 }
 
 /// The go/v4 project's webhooks of Guestbook v1, where the test adds a
 /// validator's check and a defaulter's rule.
 const GO_WEBHOOK: &str = "internal/webhook/v1/guestbook_webhook.go";
-
-/// Gives a rust/v1-alpha project its Cargo.lock, as its first build on the
-/// host would: the image's dependency layer, built from it, is then reused
-/// by the image `make test-e2e` builds.
-fn with_a_lock_file(project: &Path) {
-    let mut lock = Command::new("cargo");
-    let lock = common::rust_project::without_cargo_test_env(&mut lock)
-        .arg("generate-lockfile")
-        .current_dir(project)
-        .output()
-        .unwrap();
-    assert!(
-        lock.status.success(),
-        "{}",
-        describe("cargo generate-lockfile", &lock)
-    );
-}
 
 /// The check itself, for the project `layout` describes.
 fn keeps_its_own_webhook_certificates(layout: &SelfCerts) {
@@ -172,6 +161,10 @@ fn keeps_its_own_webhook_certificates(layout: &SelfCerts) {
         "the cluster has cert-manager"
     );
 
+    if layout.make_test {
+        let test = make(&["test"]);
+        assert!(test.status.success(), "{}", describe("make test", &test));
+    }
     let image = format!("example.com/{name}:v0.0.1");
     super::load_image(&env, &make, &image);
     let installer = make(&["build-installer", &format!("IMG={image}")]);
