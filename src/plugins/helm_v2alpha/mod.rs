@@ -154,7 +154,10 @@ impl Helm {
             Some(text) => Some(Manifests::parse(&text, &settings.manifests)?),
             None => None,
         };
-        let values = manifests.as_ref().map(Values::from_manifests).transpose()?;
+        let values = manifests
+            .as_ref()
+            .map(|manifests| Values::from_manifests(manifests, &name))
+            .transpose()?;
         let webhooks = match &values {
             Some(values) => values.webhook,
             None => ctx.project.resources.iter().any(|r| r.webhooks.is_some()),

@@ -321,7 +321,7 @@ fn separator_before(text: &str, index: usize) -> &str {
 }
 
 /// The `resourceName` helper for a kustomize name suffix.
-fn resource_name(chart: &str, suffix: &str) -> String {
+pub(super) fn resource_name(chart: &str, suffix: &str) -> String {
     format!(
         "{{{{ include \"{chart}.resourceName\" (dict \"suffix\" \"{suffix}\" \"context\" $) }}}}"
     )

@@ -4,7 +4,7 @@
 //! which parts (metrics, webhooks, cert-manager) the output holds.
 
 use super::manifests::{DEFAULT_CONTAINER, Manifests, text_at, value_at};
-use super::objects::converts_by_webhook;
+use super::objects::{converts_by_webhook, resource_name};
 use anyhow::Result;
 use serde::Serialize;
 use serde_norway::Value;
@@ -77,8 +77,9 @@ pub struct Values {
 }
 
 impl Values {
-    /// The values the kustomize output `manifests` stands for.
-    pub fn from_manifests(manifests: &Manifests) -> Result<Self> {
+    /// The values the kustomize output `manifests` stands for, in the chart
+    /// `chart` (its helpers' prefix).
+    pub fn from_manifests(manifests: &Manifests, chart: &str) -> Result<Self> {
         let pod = value_at(&manifests.manager, &["spec", "template", "spec"]);
         let wanted = text_at(
             &manifests.manager,
@@ -118,7 +119,7 @@ impl Values {
                 .and_then(Value::as_u64)
                 .unwrap_or(1),
             args: own_args(&args)?,
-            env: yaml_block(container.get("env"))?,
+            env: yaml_block(release_env(container.get("env"), manifests, chart).as_ref())?,
             resources: yaml_block(container.get("resources"))?,
             pod_security_context: yaml_block(pod.and_then(|p| p.get("securityContext")))?,
             security_context: yaml_block(container.get("securityContext"))?,
@@ -233,6 +234,28 @@ fn webhook_target_port(manifests: &Manifests) -> Option<u16> {
 }
 
 /// A non-empty YAML value as block text, without its last newline.
+/// The container's `env` with each value that names an object of the
+/// output (`<prefix><suffix>`, e.g. the Secret webhook-certs/v1-alpha's
+/// manager keeps its certificates in) as the chart names that object: the
+/// `resourceName` helper, which the manager template renders with `tpl`.
+/// So a release of any name finds its own objects.
+fn release_env(env: Option<&Value>, manifests: &Manifests, chart: &str) -> Option<Value> {
+    let mut env = env?.clone();
+    for variable in env.as_sequence_mut().into_iter().flatten() {
+        let Some(value) = variable.get_mut("value") else {
+            continue;
+        };
+        let named = value.as_str().and_then(|text| {
+            let object = manifests.objects.iter().any(|o| o.name == text);
+            manifests.suffix(text).filter(|_| object)
+        });
+        if let Some(suffix) = named {
+            *value = Value::String(resource_name(chart, suffix));
+        }
+    }
+    Some(env)
+}
+
 fn yaml_block(value: Option<&Value>) -> Result<Option<String>> {
     let Some(value) = value.filter(|v| !v.is_null()) else {
         return Ok(None);
@@ -284,7 +307,8 @@ spec:
 
     /// The values read from the kustomize output `output`.
     fn values_of(output: &str) -> Values {
-        Values::from_manifests(&Manifests::parse(output, "dist/install.yaml").unwrap()).unwrap()
+        let manifests = Manifests::parse(output, "dist/install.yaml").unwrap();
+        Values::from_manifests(&manifests, "shop").unwrap()
     }
 
     #[test]
@@ -324,6 +348,23 @@ spec:
         let named = service.replace("targetPort: 9666", "targetPort: webhook-server");
         let values = values_of(&format!("{OUTPUT}{named}"));
         assert_eq!(values.webhook_port, DEFAULT_WEBHOOK_PORT);
+    }
+
+    #[test]
+    fn an_env_value_naming_an_object_of_the_output_follows_the_release() {
+        let output = OUTPUT.replace(
+            "        - name: MODE\n          value: fast\n",
+            "        - name: MODE\n          value: fast\n        - name: WEBHOOK_SERVICE\n          value: shop-webhook-service\n        - name: OTHER\n          value: shop-elsewhere\n",
+        );
+        let service = "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: shop-webhook-service\n  namespace: shop-system\n";
+        let env = values_of(&format!("{output}{service}")).env.unwrap();
+        assert!(
+            env.contains("value: '{{ include \"shop.resourceName\" (dict \"suffix\" \"webhook-service\" \"context\" $) }}'"),
+            "{env}"
+        );
+        // Not an object's name: kept as it is; so is one without the prefix.
+        assert!(env.contains("value: shop-elsewhere"), "{env}");
+        assert!(env.contains("value: fast"), "{env}");
     }
 
     #[test]

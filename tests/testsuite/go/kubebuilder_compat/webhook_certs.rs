@@ -101,4 +101,52 @@ fn kubebuilder_continues_a_project_whose_manager_keeps_its_webhook_certificates(
     // What the Dockerfile does too: cmd/main.go built alone.
     run_ok(&dir, "make", &["build"]);
     run_ok(&dir, "make", &["test"]);
+    a_release_of_another_name_names_its_own_objects(&dir);
+}
+
+/// helm/v2-alpha's chart of the project, installed under a release name
+/// other than the project's: the manager's environment names the
+/// release's Secret, Service and webhook configurations, and the chart
+/// holds no cert-manager object.
+fn a_release_of_another_name_names_its_own_objects(dir: &Path) {
+    run_ok(
+        dir,
+        "make",
+        &["build-installer", "IMG=example.com/fleet:v1"],
+    );
+    kb_ok(dir, &words("edit --plugins helm/v2-alpha"));
+    let helm = crate::common::helm::newest_helm_release();
+    let rendered = run_ok(
+        dir,
+        helm.to_str().unwrap(),
+        &["template", "ops", "dist/chart", "-n", "ops-system"],
+    );
+    assert!(
+        !rendered.contains("cert-manager.io"),
+        "the chart names cert-manager:\n{rendered}"
+    );
+    for (variable, kind, suffix) in [
+        ("WEBHOOK_CERT_SECRET", "Secret", "webhook-server-cert"),
+        ("WEBHOOK_SERVICE", "Service", "webhook-service"),
+        (
+            "VALIDATING_WEBHOOK_CONFIGURATION",
+            "ValidatingWebhookConfiguration",
+            "validating-webhook-configuration",
+        ),
+    ] {
+        let name = format!("ops-fleet-{suffix}");
+        assert!(
+            rendered.contains(&format!(
+                "- name: {variable}\n              value: '{name}'\n"
+            )) || rendered.contains(&format!(
+                "- name: {variable}\n              value: {name}\n"
+            )),
+            "{variable} is not {name}:\n{rendered}"
+        );
+        let object = rendered.split("\n---\n").any(|doc| {
+            doc.contains(&format!("\nkind: {kind}\n"))
+                && doc.contains(&format!("\n  name: {name}\n"))
+        });
+        assert!(object, "no {kind} {name}:\n{rendered}");
+    }
 }
