@@ -89,41 +89,66 @@ impl Plan {
     /// The content planned so far for the whole file at `path` (by a
     /// create or a write), if any.
     pub fn planned_contents(&self, path: &Path) -> Option<&str> {
-        self.changes.iter().rev().find_map(|change| match change {
-            Change::Create { path: p, contents }
-            | Change::CreateIfMissing { path: p, contents }
-            | Change::Write { path: p, contents }
-                if p == path =>
-            {
-                Some(contents.as_str())
-            }
+        let at = self.last_whole_file(path)?;
+        match &self.changes[at] {
+            Change::Create { contents, .. }
+            | Change::CreateIfMissing { contents, .. }
+            | Change::Write { contents, .. } => Some(contents),
             _ => None,
-        })
+        }
     }
 
     /// Gives the file an earlier plugin of the chain planned to write at
-    /// `path` (its last such change) the content `contents` instead (a plugin that fills in another
-    /// plugin's scaffold, such as deploy-image/v1-alpha); plans a new file
-    /// when none is planned there.
+    /// `path` (its last such change) the content `contents` instead (a
+    /// plugin that fills in another plugin's scaffold, such as
+    /// deploy-image/v1-alpha); plans a new file when none is planned there.
     pub fn fill_in(&mut self, path: PathBuf, contents: String) {
+        self.replace_planned(path, contents, |path, contents| Change::Create {
+            path,
+            contents,
+        });
+    }
+
+    /// Gives the whole file at `path` the content `contents`: in place of
+    /// the content planned for it (see [`Plan::planned_contents`]), or as a
+    /// write of the file that is there.
+    pub fn rewrite(&mut self, path: PathBuf, contents: String) {
+        self.replace_planned(path, contents, |path, contents| Change::Write {
+            path,
+            contents,
+        });
+    }
+
+    /// The content of the last whole-file change planned at `path` becomes
+    /// `contents`; without one, `otherwise` is planned.
+    fn replace_planned(
+        &mut self,
+        path: PathBuf,
+        contents: String,
+        otherwise: fn(PathBuf, String) -> Change,
+    ) {
         let planned = self
-            .changes
-            .iter_mut()
-            .rev()
-            .find_map(|change| match change {
-                Change::Create { path: p, contents }
-                | Change::CreateIfMissing { path: p, contents }
-                | Change::Write { path: p, contents }
-                    if *p == path =>
-                {
-                    Some(contents)
-                }
+            .last_whole_file(&path)
+            .and_then(|at| match &mut self.changes[at] {
+                Change::Create { contents, .. }
+                | Change::CreateIfMissing { contents, .. }
+                | Change::Write { contents, .. } => Some(contents),
                 _ => None,
             });
         match planned {
             Some(planned) => *planned = contents,
-            None => self.push(Change::Create { path, contents }),
+            None => self.push(otherwise(path, contents)),
         }
+    }
+
+    /// Where the last create or write of the whole file at `path` stands.
+    fn last_whole_file(&self, path: &Path) -> Option<usize> {
+        self.changes.iter().rposition(|change| {
+            matches!(
+                change,
+                Change::Create { .. } | Change::CreateIfMissing { .. } | Change::Write { .. }
+            ) && change.path() == path
+        })
     }
 
     /// The changes, in the order they were planned.

@@ -233,7 +233,6 @@ fn webhook_target_port(manifests: &Manifests) -> Option<u16> {
         .and_then(|port| u16::try_from(port).ok())
 }
 
-/// A non-empty YAML value as block text, without its last newline.
 /// The container's `env` with each value that names an object of the
 /// output (`<prefix><suffix>`, e.g. the Secret webhook-certs/v1-alpha's
 /// manager keeps its certificates in) as the chart names that object: the
@@ -256,6 +255,7 @@ fn release_env(env: Option<&Value>, manifests: &Manifests, chart: &str) -> Optio
     Some(env)
 }
 
+/// A non-empty YAML value as block text, without its last newline.
 fn yaml_block(value: Option<&Value>) -> Result<Option<String>> {
     let Some(value) = value.filter(|v| !v.is_null()) else {
         return Ok(None);

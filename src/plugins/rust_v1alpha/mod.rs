@@ -250,9 +250,8 @@ impl Layout for RustBase {
     /// already planned there.
     fn plan_libraries(&self, dir: &Path, libraries: &[Library], plan: &mut Plan) -> Result<()> {
         let path = Path::new("Cargo.toml");
-        let planned = plan.planned_contents(path).map(str::to_string);
-        let mut text = match &planned {
-            Some(planned) => planned.clone(),
+        let mut text = match plan.planned_contents(path) {
+            Some(planned) => planned.to_string(),
             None => std::fs::read_to_string(dir.join(path))
                 .with_context(|| format!("cannot read {}", dir.join(path).display()))?,
         };
@@ -260,13 +259,7 @@ impl Layout for RustBase {
             let features: Vec<&str> = library.features.iter().map(String::as_str).collect();
             text = cargo_toml::with_dependency(&text, &library.name, &library.version, &features)?;
         }
-        match planned {
-            Some(_) => plan.fill_in(path.to_path_buf(), text),
-            None => plan.push(Change::Write {
-                path: path.to_path_buf(),
-                contents: text,
-            }),
-        }
+        plan.rewrite(path.to_path_buf(), text);
         Ok(())
     }
 
