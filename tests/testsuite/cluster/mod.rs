@@ -252,6 +252,25 @@ fn processes_naming(dir: &Path) -> Vec<String> {
     .collect()
 }
 
+/// SIGKILL to every process whose command line matches `pattern`, as the
+/// end of a machine's session would, and back once they are gone (a killed
+/// process takes a moment to exit on a loaded machine). pkill runs without a
+/// shell: a shell's own command line would match and be killed first.
+fn kill_every_process_naming(pattern: &str) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let found = Command::new("pkill")
+            .args(["-KILL", "-f", pattern])
+            .status()
+            .unwrap();
+        // pkill exits 1 when no process matched.
+        if found.code() == Some(1) || Instant::now() > deadline {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
 /// The variables of `DIR/env` (`export KEY=VALUE` lines).
 fn cluster_env(dir: &Path) -> Vec<(String, String)> {
     let env = std::fs::read_to_string(dir.join("env")).expect("up writes DIR/env");
@@ -534,11 +553,14 @@ fn clusters_killed_runs_left_behind_are_taken_down_by_the_next_up() {
     // A machine's session ended: every process of the cluster gone, its
     // interface, mounts, cgroups and rules still there; no owner recorded.
     std::fs::remove_file(second.join("state/owner-pid")).unwrap();
-    sh(&format!(
-        "pkill -KILL -f '{}'; pkill -KILL -f 'containerd-shim-runc-v2 .*/run/kubebuilder-rs-cluster/'; sleep 1",
-        second.display()
-    ));
-    assert_eq!(left_by(&second), (true, 0));
+    kill_every_process_naming(&second.display().to_string());
+    kill_every_process_naming("containerd-shim-runc-v2 .*/run/kubebuilder-rs-cluster/");
+    assert_eq!(
+        left_by(&second),
+        (true, 0),
+        "{:?}",
+        processes_naming(&second)
+    );
     let third = scratch.path().join("clusters/third");
     let cluster = Up::start(&third);
     assert_eq!(left_by(&second), (false, 0));
