@@ -16,13 +16,27 @@ use std::time::{Duration, SystemTime};
 /// every call. A slow lane (`-- --ignored`) fails unless `KUBEBUILDER_ASSETS` (but
 /// for the shared tools' run, which comes before the control plane) and its
 /// tools directory exist, and fails on purpose when it runs the test module
-/// named by `$STUB_FAIL_TEST`.
+/// named by `$STUB_FAIL_TEST`. The fast tests (`cargo test`) log a line
+/// `fast-tests-ended` when they end; with `$STUB_FAST_WAITS_FOR_CLUSTER`
+/// they last until the cluster's lane has started, or 20 s.
 const STUB_CARGO: &str = r#"#!/usr/bin/env bash
 set -eu
 printf '%s\t%s\t%s\n' "$*" "${KUBEBUILDER_RS_TOOLS_BIN:-}" "${KUBEBUILDER_ASSETS:-}" >>"$STUB_LOG"
 case " $* " in
+" test ")
+  if [ -n "${STUB_FAST_WAITS_FOR_CLUSTER:-}" ]; then
+    for _ in $(seq 1 200); do
+      ! grep -q ' cluster::' "$STUB_LOG" || break
+      sleep 0.1
+    done
+  fi
+  printf 'fast-tests-ended\t\t\n' >>"$STUB_LOG" ;;
 *" --ignored "*" suite::shared_tools:: "*)
-  [ -d "$KUBEBUILDER_RS_CACHE/tools-bin" ] || { echo "stub cargo: no tools directory" >&2; exit 3; } ;;
+  [ -d "$KUBEBUILDER_RS_CACHE/tools-bin" ] || { echo "stub cargo: no tools directory" >&2; exit 3; }
+  if [ "${STUB_FAIL_TEST:-}" = suite::shared_tools ]; then
+    echo "stub tools: golangci-lint failed to build"
+    exit 101
+  fi ;;
 *" --ignored "*)
   # The first lane takes a while, as the real one does.
   [[ " $* " != *" rust::layout:: "* ]] || sleep 3
@@ -262,20 +276,32 @@ fn from_an_empty_cache_every_step_has_its_directories_and_each_slow_test_module_
     let calls = stage.cargo_calls();
     let firsts: Vec<&str> = calls.iter().map(|c| c.args[0].as_str()).collect();
     assert_eq!(
-        firsts,
-        ["fmt", "clippy", "test", "test", "test", "test", "test"],
-        "{calls:#?}"
+        firsts[..3],
+        ["fmt", "clippy", "test"],
+        "checks, then the build of the tests: {calls:#?}"
     );
-    let tools_run = &calls[3];
-    assert!(
-        tools_run.runs_ignored() && tools_run.filters() == ["suite::shared_tools::"],
-        "the shared tools are built after the fast tests, before the lanes: {calls:#?}"
-    );
+    assert_eq!(calls[2].args, ["test", "--no-run"], "{calls:#?}");
+    assert_eq!(firsts.len(), 9, "{calls:#?}");
+    let tools_at = calls
+        .iter()
+        .position(|c| c.runs_ignored() && c.filters() == ["suite::shared_tools::"])
+        .expect("the shared tools are built");
     assert_eq!(
-        tools_run.tools_bin, "",
+        calls[tools_at].tools_bin, "",
         "the shared tools go to the first lane's tools directory"
     );
+    assert!(
+        calls.iter().any(|c| c.args == ["test"]),
+        "the fast tests run: {calls:#?}"
+    );
     let lanes: Vec<&CargoCall> = calls.iter().filter(|c| c.is_lane()).collect();
+    assert!(
+        calls
+            .iter()
+            .enumerate()
+            .all(|(at, call)| !call.is_lane() || at > tools_at),
+        "every lane starts after the shared tools' run: {calls:#?}"
+    );
     assert_eq!(lanes.len(), 3, "three slow lanes: {calls:#?}");
     let cache = stage.cache();
     for lane in &lanes {
@@ -406,6 +432,54 @@ fn a_failing_second_lane_fails_the_run_and_shows_its_output() {
 #[test]
 fn a_failing_cluster_lane_fails_the_run_and_shows_its_output() {
     assert_a_failing_lane_fails_the_run("cluster", "cluster");
+}
+
+#[test]
+fn the_cluster_lane_starts_before_the_fast_tests_end_and_the_other_lanes_after() {
+    let stage = Stage::new();
+    assert_passed(&stage.run(&[("STUB_FAST_WAITS_FOR_CLUSTER", "1")]));
+    let calls = stage.cargo_calls();
+    let at = |what: &dyn Fn(&CargoCall) -> bool| {
+        calls
+            .iter()
+            .position(what)
+            .unwrap_or_else(|| panic!("{calls:#?}"))
+    };
+    let fast_ended = at(&|c| c.args == ["fast-tests-ended"]);
+    let cluster = at(&|c| c.is_lane() && c.filters() == ["cluster::"]);
+    assert!(
+        cluster < fast_ended,
+        "the cluster's lane waits for the fast tests: {calls:#?}"
+    );
+    for (at, call) in calls.iter().enumerate() {
+        if call.is_lane() && call.filters() != ["cluster::"] {
+            assert!(
+                at > fast_ended,
+                "a lane ran beside the fast tests: {calls:#?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_failed_shared_tools_step_stops_the_run_with_its_output_and_runs_no_lane() {
+    let stage = Stage::new();
+    let output = stage.run(&[("STUB_FAIL_TEST", "suite::shared_tools")]);
+    assert!(!output.status.success());
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert!(
+        stderr.contains("building the shared tools failed"),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains("golangci-lint failed to build"),
+        "the step's output is shown: {stdout}"
+    );
+    assert!(
+        stage.cargo_calls().iter().all(|call| !call.is_lane()),
+        "no slow lane runs without the shared tools: {:#?}",
+        stage.cargo_calls()
+    );
 }
 
 #[test]
