@@ -21,7 +21,12 @@ pub fn helm_release(version: &str) -> PathBuf {
         .status()
         .expect("go starts");
     assert!(status.success(), "building helm {version} failed");
-    std::fs::rename(scratch.path().join("helm"), &binary).unwrap();
+    // Copied next to its place, then renamed: the scratch directory may be
+    // on another file system (a TMPDIR in memory), and a concurrent run
+    // never sees a partial binary.
+    let partial = binary.with_extension("partial");
+    std::fs::copy(scratch.path().join("helm"), &partial).expect("copy helm");
+    std::fs::rename(&partial, &binary).expect("cache the helm binary");
     binary
 }
 

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, SystemTime};
 
-/// A `cargo` that appends `ARGS\tTOOLS_BIN\tASSETS` to `$STUB_LOG` for
-/// every call. A slow lane (`-- --ignored`) fails unless `KUBEBUILDER_ASSETS` (but
+/// A `cargo` that appends `ARGS\tTOOLS_BIN\tASSETS\tTMPDIR` to `$STUB_LOG`
+/// for every call. A slow lane (`-- --ignored`) fails unless `KUBEBUILDER_ASSETS` (but
 /// for the shared tools' run, which comes before the control plane) and its
 /// tools directory exist, and fails on purpose when it runs the test module
 /// named by `$STUB_FAIL_TEST`. The fast tests (`cargo test`) log a line
@@ -21,7 +21,7 @@ use std::time::{Duration, SystemTime};
 /// they last until the cluster's lane has started, or 20 s.
 const STUB_CARGO: &str = r#"#!/usr/bin/env bash
 set -eu
-printf '%s\t%s\t%s\n' "$*" "${KUBEBUILDER_RS_TOOLS_BIN:-}" "${KUBEBUILDER_ASSETS:-}" >>"$STUB_LOG"
+printf '%s\t%s\t%s\t%s\n' "$*" "${KUBEBUILDER_RS_TOOLS_BIN:-}" "${KUBEBUILDER_ASSETS:-}" "${TMPDIR:-}" >>"$STUB_LOG"
 case " $* " in
 " test ")
   if [ -n "${STUB_FAST_WAITS_FOR_CLUSTER:-}" ]; then
@@ -30,7 +30,7 @@ case " $* " in
       sleep 0.1
     done
   fi
-  printf 'fast-tests-ended\t\t\n' >>"$STUB_LOG" ;;
+  printf 'fast-tests-ended\t\t\t\n' >>"$STUB_LOG" ;;
 *" --ignored "*" suite::shared_tools:: "*)
   [ -d "$KUBEBUILDER_RS_CACHE/tools-bin" ] || { echo "stub cargo: no tools directory" >&2; exit 3; }
   if [ "${STUB_FAIL_TEST:-}" = suite::shared_tools ]; then
@@ -104,8 +104,18 @@ impl Stage {
         self.dir.path().join("new-machine/cache/kubebuilder-rs")
     }
 
-    /// Runs `bash scripts/test-all` with the stand-ins and `extra` variables.
+    /// Runs `bash scripts/test-all` with the stand-ins and `extra` variables,
+    /// its TMPDIR in the stage.
     fn run(&self, extra: &[(&str, &str)]) -> Output {
+        self.command(extra)
+            .env("TMPDIR", self.dir.path())
+            .output()
+            .unwrap()
+    }
+
+    /// The script's command with the stand-ins and `extra` variables, and no
+    /// TMPDIR.
+    fn command(&self, extra: &[(&str, &str)]) -> Command {
         let path = format!(
             "{}:{}",
             self.dir.path().join("bin").display(),
@@ -122,13 +132,13 @@ impl Stage {
             )
             .env("TEST_ALL_CLUSTER", self.dir.path().join("cluster"))
             .env("STUB_LOG", self.dir.path().join("cargo.log"))
-            .env("TMPDIR", self.dir.path())
+            .env_remove("TMPDIR")
             .env_remove("KUBEBUILDER_ASSETS")
             .env_remove("KUBEBUILDER_RS_TOOLS_BIN");
         for (key, value) in extra {
             command.env(key, value);
         }
-        command.output().unwrap()
+        command
     }
 
     /// The stand-in cargo's calls, one record per call.
@@ -144,16 +154,18 @@ struct CargoCall {
     args: Vec<String>,
     tools_bin: String,
     assets: String,
+    tmpdir: String,
 }
 
 impl CargoCall {
     fn parse(line: &str) -> CargoCall {
         let fields: Vec<&str> = line.split('\t').collect();
-        assert_eq!(fields.len(), 3, "a stub cargo record: {line:?}");
+        assert_eq!(fields.len(), 4, "a stub cargo record: {line:?}");
         CargoCall {
             args: fields[0].split_whitespace().map(str::to_string).collect(),
             tools_bin: fields[1].to_string(),
             assets: fields[2].to_string(),
+            tmpdir: fields[3].to_string(),
         }
     }
 
@@ -459,6 +471,40 @@ fn the_cluster_lane_starts_before_the_fast_tests_end_and_the_other_lanes_after()
             );
         }
     }
+}
+
+#[test]
+fn without_a_tmpdir_the_tests_get_one_in_memory_removed_at_the_end() {
+    let stage = Stage::new();
+    let output = stage.command(&[]).output().unwrap();
+    assert_passed(&output);
+    let calls = stage.cargo_calls();
+    let tmpdir = &calls.iter().find(|c| c.args == ["test"]).unwrap().tmpdir;
+    assert!(
+        tmpdir.starts_with("/dev/shm/kubebuilder-rs-tests."),
+        "the fast tests' TMPDIR: {tmpdir:?}"
+    );
+    assert!(
+        calls
+            .iter()
+            .filter(|c| c.runs_ignored())
+            .all(|c| &c.tmpdir == tmpdir),
+        "every lane shares it: {calls:#?}"
+    );
+    assert!(!Path::new(tmpdir).exists(), "{tmpdir} is left behind");
+
+    // A TMPDIR the caller chose is kept.
+    let chosen = Stage::new();
+    assert_passed(&chosen.run(&[]));
+    assert!(
+        chosen
+            .cargo_calls()
+            .iter()
+            .filter(|c| c.args != ["fast-tests-ended"])
+            .all(|c| Path::new(&c.tmpdir) == chosen.dir.path()),
+        "{:#?}",
+        chosen.cargo_calls()
+    );
 }
 
 #[test]
