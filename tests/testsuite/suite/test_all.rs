@@ -18,14 +18,14 @@ use std::time::{Duration, SystemTime};
 /// tools directory exist, and fails on purpose when it runs the test module
 /// named by `$STUB_FAIL_TEST`. The fast tests (`cargo test`) log a line
 /// `fast-tests-ended` when they end; with `$STUB_FAST_WAITS_FOR_CLUSTER`
-/// they last until the cluster's lane has started, or 20 s.
+/// they last until the cluster's lane has started, or 60 s.
 const STUB_CARGO: &str = r#"#!/usr/bin/env bash
 set -eu
 printf '%s\t%s\t%s\t%s\n' "$*" "${KUBEBUILDER_RS_TOOLS_BIN:-}" "${KUBEBUILDER_ASSETS:-}" "${TMPDIR:-}" >>"$STUB_LOG"
 case " $* " in
 " test ")
   if [ -n "${STUB_FAST_WAITS_FOR_CLUSTER:-}" ]; then
-    for _ in $(seq 1 200); do
+    for _ in $(seq 1 600); do
       ! grep -q ' cluster::' "$STUB_LOG" || break
       sleep 0.1
     done
@@ -66,7 +66,7 @@ echo "$dir"
 
 /// The cluster script, whose `assets` fails with a log line when
 /// `$STUB_CLUSTER_FAILS` is set. With `$STUB_CLUSTER_WAITS_FOR_LANES` it
-/// lasts until the first lane has started (or 20 s) and then logs
+/// lasts until the first lane has started (or 60 s) and then logs
 /// `cluster-assets-nice\t\t\t<its nice value>`.
 const STUB_CLUSTER: &str = r#"#!/usr/bin/env bash
 set -eu
@@ -76,7 +76,7 @@ if [ -n "${STUB_CLUSTER_FAILS:-}" ]; then
   exit 1
 fi
 if [ -n "${STUB_CLUSTER_WAITS_FOR_LANES:-}" ]; then
-  for _ in $(seq 1 200); do
+  for _ in $(seq 1 600); do
     ! grep -q ' rust::layout:: ' "$STUB_LOG" || break
     sleep 0.1
   done
