@@ -12,7 +12,7 @@
 use super::{FileLock, shared_tools_bin, stderr, stdout};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Instant;
+use std::time::{Duration, Instant, SystemTime};
 
 /// The root of this repository's checkout.
 fn repo_root() -> PathBuf {
@@ -130,6 +130,7 @@ pub fn edited_binary(edit: &SourceEdit) -> PathBuf {
     let bin = builds_dir()
         .join(format!("edited-{hash:016x}"))
         .join("kubebuilder-rs");
+    drop_unused_edited_builds(bin.parent().unwrap());
     cached_or_built(
         &bin,
         &format!("the current source with {} edited", edit.path),
@@ -143,6 +144,35 @@ pub fn edited_binary(edit: &SourceEdit) -> PathBuf {
             tree
         },
     )
+}
+
+/// How long an edited build no test asked for is kept. Each change of the
+/// source makes new ones (about 90 MB each), so without this the cache grows
+/// with every commit tested.
+const EDITED_BUILD_UNUSED_FOR: Duration = Duration::from_secs(24 * 3600);
+
+/// Marks `wanted` (an `edited-<hash>` directory, if built) as used now and
+/// removes the other edited builds unused for [`EDITED_BUILD_UNUSED_FOR`].
+fn drop_unused_edited_builds(wanted: &Path) {
+    if let Ok(dir) = std::fs::File::open(wanted) {
+        let _ = dir.set_modified(SystemTime::now());
+    }
+    let Ok(entries) = std::fs::read_dir(builds_dir()) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let edited = entry.file_name().to_string_lossy().starts_with("edited-");
+        let unused = entry
+            .metadata()
+            .and_then(|meta| meta.modified())
+            .ok()
+            .and_then(|modified| modified.elapsed().ok())
+            .is_some_and(|age| age > EDITED_BUILD_UNUSED_FOR);
+        if edited && unused && path != wanted {
+            let _ = std::fs::remove_dir_all(&path);
+        }
+    }
 }
 
 /// `bin` if it is cached; else, holding the build lock, a source tree from
