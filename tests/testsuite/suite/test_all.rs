@@ -65,9 +65,8 @@ echo "$dir"
 "#;
 
 /// The cluster script, whose `assets` fails with a log line when
-/// `$STUB_CLUSTER_FAILS` is set. With `$STUB_CLUSTER_WAITS_FOR_LANES` it
-/// lasts until the first lane has started (or 60 s) and then logs
-/// `cluster-assets-nice\t\t\t<its nice value>`.
+/// `$STUB_CLUSTER_FAILS` is set, and otherwise writes its nice value as it
+/// starts to `cluster-nice` beside the cargo stand-in's log.
 const STUB_CLUSTER: &str = r#"#!/usr/bin/env bash
 set -eu
 [ "$1" = assets ] || { echo "stub cluster: unexpected $*" >&2; exit 2; }
@@ -75,13 +74,7 @@ if [ -n "${STUB_CLUSTER_FAILS:-}" ]; then
   echo "stub cluster: go build kubelet failed" >&2
   exit 1
 fi
-if [ -n "${STUB_CLUSTER_WAITS_FOR_LANES:-}" ]; then
-  for _ in $(seq 1 600); do
-    ! grep -q ' rust::layout:: ' "$STUB_LOG" || break
-    sleep 0.1
-  done
-  printf 'cluster-assets-nice\t\t\t%s\n' "$(ps -o ni= -p $$ | tr -d ' ')" >>"$STUB_LOG"
-fi
+ps -o ni= -p $$ | tr -d ' ' >"${STUB_LOG%/*}/cluster-nice"
 echo "$KUBEBUILDER_RS_CACHE/cluster/stub"
 "#;
 
@@ -157,9 +150,8 @@ impl Stage {
     }
 }
 
-/// One call of the stand-in cargo. The markers the stand-ins log
-/// (`fast-tests-ended`, `cluster-assets-nice`) read the same way, a marker's
-/// value in the last field.
+/// One call of the stand-in cargo. The marker it logs (`fast-tests-ended`)
+/// reads the same way, its value in the last field.
 #[derive(Debug)]
 struct CargoCall {
     args: Vec<String>,
@@ -485,21 +477,18 @@ fn the_cluster_lane_starts_before_the_fast_tests_end_and_the_other_lanes_after()
 }
 
 #[test]
-fn the_cluster_assets_build_niced_until_the_lanes_start_then_as_equals() {
+fn the_cluster_assets_build_at_the_priority_of_the_rest_from_the_start() {
     let stage = Stage::new();
-    assert_passed(&stage.run(&[("STUB_CLUSTER_WAITS_FOR_LANES", "1")]));
-    let calls = stage.cargo_calls();
-    let nice = calls
-        .iter()
-        .find(|c| c.args == ["cluster-assets-nice"])
-        .unwrap_or_else(|| panic!("{calls:#?}"));
-    // Raising a priority back needs root; elsewhere the build stays niced.
-    let root = Command::new("id").arg("-u").output().unwrap().stdout == b"0\n";
-    let value = &nice.tmpdir;
+    assert_passed(&stage.run(&[]));
+    let nice = std::fs::read_to_string(stage.dir.path().join("cluster-nice")).unwrap();
+    let own = Command::new("ps")
+        .args(["-o", "ni=", "-p", &std::process::id().to_string()])
+        .output()
+        .unwrap();
     assert_eq!(
-        value,
-        if root { "0" } else { "10" },
-        "the cluster's build once the lanes run: {calls:#?}"
+        nice.trim(),
+        String::from_utf8_lossy(&own.stdout).trim(),
+        "the cluster's build started at another priority than the run's"
     );
 }
 
