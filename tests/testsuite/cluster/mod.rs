@@ -682,6 +682,7 @@ fn seconds_of_step(log: &str, prefix: &str) -> f64 {
 fn push_to_the_registry(project: &Path, env: &[(String, String)], name: &str) {
     let registry = value(env, "REGISTRY");
     let image = format!("{registry}/{name}:v0.0.1");
+    let started = Instant::now();
     let output = Command::new("make")
         .args(["docker-build", "docker-push", &format!("IMG={image}")])
         .current_dir(project)
@@ -692,6 +693,10 @@ fn push_to_the_registry(project: &Path, env: &[(String, String)], name: &str) {
         output.status.success(),
         "{}",
         describe("make docker-build docker-push", &output)
+    );
+    println!(
+        "figure: make docker-build docker-push of {name} took {:.1} s",
+        started.elapsed().as_secs_f64()
     );
     let manifest = sh(&format!(
         "curl -fsS -o /dev/null -w '%{{http_code}}' -H 'Accept: application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json' http://{registry}/v2/{name}/manifests/v0.0.1"
@@ -859,11 +864,16 @@ fn the_deployed_operator_in_production(
 /// `make docker-build` of `image` (`make` runs in the project), then `kind
 /// load` of it into the cluster of `env`, as the project's e2e suite does.
 fn load_image(env: &[(String, String)], make: &dyn Fn(&[&str]) -> Output, image: &str) {
+    let started = Instant::now();
     let build = make(&["docker-build", &format!("IMG={image}")]);
     assert!(
         build.status.success(),
         "{}",
         describe("make docker-build", &build)
+    );
+    println!(
+        "figure: make docker-build of {image} took {:.1} s",
+        started.elapsed().as_secs_f64()
     );
     let kind = [value(env, "KIND"), "load", "docker-image", image];
     run_ok(

@@ -16,7 +16,8 @@ use std::time::{Duration, SystemTime};
 /// for every call. A slow lane (`-- --ignored`) fails unless `KUBEBUILDER_ASSETS` (but
 /// for the shared tools' run, which comes before the control plane) and its
 /// tools directory exist, and fails on purpose when it runs the test module
-/// named by `$STUB_FAIL_TEST`. The fast tests (`cargo test`) log a line
+/// named by `$STUB_FAIL_TEST`. The cluster's lane leaves a file `kept` in
+/// `$TMPDIR/buildah-cache` when there is one. The fast tests (`cargo test`) log a line
 /// `fast-tests-ended` when they end; with `$STUB_FAST_WAITS_FOR_CLUSTER`
 /// they last until the cluster's lane has started, or 60 s.
 const STUB_CARGO: &str = r#"#!/usr/bin/env bash
@@ -38,6 +39,8 @@ case " $* " in
     exit 101
   fi ;;
 *" --ignored "*)
+  # The cluster's lane builds images: podman keeps its cache mounts there.
+  [[ " $* " != *" cluster:: "* ]] || [ ! -d "$TMPDIR/buildah-cache" ] || touch "$TMPDIR/buildah-cache/kept"
   # The first lane takes a while, as the real one does.
   [[ " $* " != *" rust::layout:: "* ]] || sleep 3
   [ -d "${KUBEBUILDER_ASSETS:-}" ] || { echo "stub cargo: no KUBEBUILDER_ASSETS directory" >&2; exit 3; }
@@ -511,6 +514,9 @@ fn without_a_tmpdir_the_tests_get_one_in_memory_removed_at_the_end() {
         "every lane shares it: {calls:#?}"
     );
     assert!(!Path::new(tmpdir).exists(), "{tmpdir} is left behind");
+    // But for podman's build cache, kept with the suite's caches.
+    let kept = stage.cache().join("buildah-cache/kept");
+    assert!(kept.is_file(), "{} is not there", kept.display());
 
     // A TMPDIR the caller chose is kept.
     let chosen = Stage::new();
