@@ -1189,6 +1189,7 @@ fn a_rust_project_passes_its_own_make_test_e2e_with_the_manager_in_the_cluster()
     with_a_lock_file(&project);
     push_to_the_registry(&project, &env, "shipyard");
     let deployed_env = e2e_env(&dir, &kubectl, &dir.join("kubeconfig"));
+    with_manifests_built(&project, &deployed_env);
     let layout = Layout {
         grants: rbac::Grants {
             controller: (
@@ -1312,6 +1313,26 @@ fn with_a_lock_file(project: &Path) {
         lock.status.success(),
         "{}",
         describe("cargo generate-lockfile", &lock)
+    );
+}
+
+/// Builds a rust/v1-alpha project's `manifests` program on the host (`make
+/// manifests` with `env`, in the lane's shared build directory). `make
+/// deploy` runs it first, and is timed as a bound on its waits: the first
+/// build of the project's dependencies, minutes on a busy machine, is not
+/// one of them.
+fn with_manifests_built(project: &Path, env: &[(String, String)]) {
+    let mut make = Command::new("make");
+    make.arg("manifests")
+        .current_dir(project)
+        .envs(env.iter().cloned());
+    let output = common::rust_project::sharing_the_build_dir(&mut make)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        describe("make manifests", &output)
     );
 }
 
