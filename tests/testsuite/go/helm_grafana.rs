@@ -386,19 +386,26 @@ fn metrics_after_a_reconcile(dir: &Path, env: &Env) -> String {
             "config/samples/ship_v1_frigate.yaml",
         ],
     );
-    let reconciled =
-        "controller_runtime_reconcile_total{controller=\"frigate\",result=\"success\"}";
+    // controller-runtime counts a reconcile before it times it (the time
+    // is observed on the way out), so a scrape between the two has the
+    // count but no reconcile-time histogram yet: wait for both.
+    let reconciled = [
+        "controller_runtime_reconcile_total{controller=\"frigate\",result=\"success\"}",
+        "controller_runtime_reconcile_time_seconds_count{controller=\"frigate\"}",
+    ];
     let mut text = String::new();
     wait_until(
-        "a successful reconcile in /metrics",
+        "a successful, timed reconcile in /metrics",
         Duration::from_secs(60),
         || {
             text = http_get(METRICS_PORT, "/metrics")
                 .map(|(_, body)| body)
                 .unwrap_or_default();
-            text.lines()
-                .find_map(|line| line.strip_prefix(reconciled))
-                .is_some_and(|count| count.trim().parse::<f64>().is_ok_and(|n| n >= 1.0))
+            reconciled.iter().all(|series| {
+                text.lines()
+                    .find_map(|line| line.strip_prefix(series))
+                    .is_some_and(|count| count.trim().parse::<f64>().is_ok_and(|n| n >= 1.0))
+            })
         },
     );
     assert!(
