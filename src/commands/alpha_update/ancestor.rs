@@ -373,6 +373,7 @@ fn create_args(what: &str, entry: &ResourceEntry) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::commands::alpha_update::test_scripts::write_executable;
 
     #[test]
     fn the_replay_closer_to_the_users_edited_file_is_kept() {
@@ -627,15 +628,12 @@ version: \"3\"
 
     #[test]
     fn a_failing_binary_is_refused_with_its_last_lines() {
-        use std::os::unix::fs::PermissionsExt as _;
         let dir = tempfile::tempdir().unwrap();
         let script = dir.path().join("broken");
-        std::fs::write(
+        write_executable(
             &script,
             "#!/bin/sh\necho one >&2\necho two >&2\necho three >&2\necho four >&2\nexit 3\n",
-        )
-        .unwrap();
-        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        );
         let err = produce(
             &Source::Binary(script.clone()),
             dir.path(),
@@ -651,11 +649,9 @@ version: \"3\"
 
     #[test]
     fn an_old_kubebuilder_binary_is_refused_naming_the_minimum() {
-        use std::os::unix::fs::PermissionsExt as _;
         let dir = tempfile::tempdir().unwrap();
         let script = dir.path().join("kubebuilder");
-        std::fs::write(&script, "#!/bin/sh\necho 'KubeBuilder:          v4.6.0'\n").unwrap();
-        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        write_executable(&script, "#!/bin/sh\necho 'KubeBuilder:          v4.6.0'\n");
         let err = produce(
             &Source::Binary(script),
             dir.path(),

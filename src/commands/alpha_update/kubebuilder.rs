@@ -441,9 +441,10 @@ mod tests {
     fn the_make_wrapper_drops_lint_fix() {
         let dir = tempfile::tempdir().unwrap();
         let real = dir.path().join("real-make");
-        std::fs::write(&real, "#!/bin/sh\necho \"$@\"\n").unwrap();
-        use std::os::unix::fs::PermissionsExt as _;
-        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o755)).unwrap();
+        crate::commands::alpha_update::test_scripts::write_executable(
+            &real,
+            "#!/bin/sh\necho \"$@\"\n",
+        );
         let wrapper = dir.path().join("make");
         write_make_wrapper(&wrapper, &real).unwrap();
         let run = |args: &[&str]| {

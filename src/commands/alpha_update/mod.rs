@@ -16,6 +16,8 @@ mod kubebuilder;
 pub(crate) mod record;
 mod replays;
 mod report;
+#[cfg(test)]
+mod test_scripts;
 mod trees;
 mod write;
 
