@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, SystemTime};
 
-/// A `cargo` that appends `ARGS\tTOOLS_BIN\tASSETS\tTMPDIR` to `$STUB_LOG`
-/// for every call. A slow lane (`-- --ignored`) fails unless `KUBEBUILDER_ASSETS` (but
+/// A `cargo` that appends `ARGS\tTOOLS_BIN\tASSETS\tTMPDIR\tNICE` to
+/// `$STUB_LOG` for every call. A slow lane (`-- --ignored`) fails unless `KUBEBUILDER_ASSETS` (but
 /// for the shared tools' run, which comes before the control plane) and its
 /// tools directory exist, and fails on purpose when it runs the test module
 /// named by `$STUB_FAIL_TEST`. The cluster's lane leaves a file `kept` in
@@ -22,7 +22,7 @@ use std::time::{Duration, SystemTime};
 /// they last until the cluster's lane has started, or 60 s.
 const STUB_CARGO: &str = r#"#!/usr/bin/env bash
 set -eu
-printf '%s\t%s\t%s\t%s\n' "$*" "${KUBEBUILDER_RS_TOOLS_BIN:-}" "${KUBEBUILDER_ASSETS:-}" "${TMPDIR:-}" >>"$STUB_LOG"
+printf '%s\t%s\t%s\t%s\t%s\n' "$*" "${KUBEBUILDER_RS_TOOLS_BIN:-}" "${KUBEBUILDER_ASSETS:-}" "${TMPDIR:-}" "$(nice)" >>"$STUB_LOG"
 case " $* " in
 " test ")
   if [ -n "${STUB_FAST_WAITS_FOR_CLUSTER:-}" ]; then
@@ -31,7 +31,7 @@ case " $* " in
       sleep 0.1
     done
   fi
-  printf 'fast-tests-ended\t\t\t\n' >>"$STUB_LOG" ;;
+  printf 'fast-tests-ended\t\t\t\t\n' >>"$STUB_LOG" ;;
 *" --ignored "*" suite::shared_tools:: "*)
   [ -d "$KUBEBUILDER_RS_CACHE/tools-bin" ] || { echo "stub cargo: no tools directory" >&2; exit 3; }
   if [ "${STUB_FAIL_TEST:-}" = suite::shared_tools ]; then
@@ -161,17 +161,19 @@ struct CargoCall {
     tools_bin: String,
     assets: String,
     tmpdir: String,
+    nice: String,
 }
 
 impl CargoCall {
     fn parse(line: &str) -> CargoCall {
         let fields: Vec<&str> = line.split('\t').collect();
-        assert_eq!(fields.len(), 4, "a stub cargo record: {line:?}");
+        assert_eq!(fields.len(), 5, "a stub cargo record: {line:?}");
         CargoCall {
             args: fields[0].split_whitespace().map(str::to_string).collect(),
             tools_bin: fields[1].to_string(),
             assets: fields[2].to_string(),
             tmpdir: fields[3].to_string(),
+            nice: fields[4].to_string(),
         }
     }
 
@@ -479,20 +481,45 @@ fn the_cluster_lane_starts_before_the_fast_tests_end_and_the_other_lanes_after()
     }
 }
 
+/// This process's nice value, as `nice` prints it.
+fn own_nice() -> i32 {
+    let own = Command::new("nice").output().unwrap();
+    String::from_utf8_lossy(&own.stdout).trim().parse().unwrap()
+}
+
 #[test]
 fn the_cluster_assets_build_at_the_priority_of_the_rest_from_the_start() {
     let stage = Stage::new();
     assert_passed(&stage.run(&[]));
     let nice = std::fs::read_to_string(stage.dir.path().join("cluster-nice")).unwrap();
-    let own = Command::new("ps")
-        .args(["-o", "ni=", "-p", &std::process::id().to_string()])
-        .output()
-        .unwrap();
     assert_eq!(
         nice.trim(),
-        String::from_utf8_lossy(&own.stdout).trim(),
+        own_nice().to_string(),
         "the cluster's build started at another priority than the run's"
     );
+}
+
+#[test]
+fn the_cluster_lane_runs_at_the_run_s_priority_and_the_other_lanes_below_it() {
+    let stage = Stage::new();
+    assert_passed(&stage.run(&[]));
+    let calls = stage.cargo_calls();
+    let own = own_nice();
+    let lanes: Vec<&CargoCall> = calls.iter().filter(|c| c.is_lane()).collect();
+    assert_eq!(lanes.len(), 3, "{calls:#?}");
+    for lane in lanes {
+        let wanted = if lane.filters() == ["cluster::"] {
+            own
+        } else {
+            (own + 3).min(19)
+        };
+        assert_eq!(
+            lane.nice,
+            wanted.to_string(),
+            "the nice value of the lane running {:?} (the run's is {own})",
+            lane.filters()
+        );
+    }
 }
 
 #[test]
