@@ -11,7 +11,8 @@
 use crate::cli::GenerateArgs;
 use crate::machinery::clock::DateTime;
 use crate::machinery::durable;
-use crate::machinery::{Change, Plan};
+use crate::machinery::tree::{self, Tree};
+use crate::machinery::{Change, Plan, Source};
 use crate::ops::replay::{self, Order, Request, Step};
 use crate::plugins::chain::current_layout_key;
 use crate::plugins::{Chain, ReplaySettings};
@@ -44,20 +45,23 @@ pub fn run(args: &GenerateArgs, cwd: &Path) -> Result<()> {
     }
 
     let staging = Staging::new()?;
-    let license = chain.layout().and_then(|l| l.current_license(&input));
+    let license = chain
+        .layout()
+        .and_then(|l| l.current_license(Source::Dir(&input)));
     let settings = ReplaySettings {
         skip_toolchain_check: args.skip_go_version_check,
     };
     let steps = replay::steps(&original.file, license, Order::WebhooksWithTheirApi)?;
+    let mut work = Workspace::Dir(&staging.path);
     scaffold(
         &chain,
         &settings,
         &steps,
         &original.file,
-        &input,
-        &staging.path,
+        Source::Dir(&input),
+        &mut work,
     )?;
-    keep_unknown_keys(&original, &staging.path, true)?;
+    keep_unknown_keys(&original, &mut work, true)?;
     let new_tree = read_tree(&staging.path, &[])?;
 
     if args.dry_run {
@@ -100,12 +104,14 @@ fn project_chain(project: &Project) -> Result<Chain> {
         .map_err(|e| anyhow::anyhow!("this tool cannot re-scaffold the project: {e}"))
 }
 
-/// Writes into the empty directory `out` the scaffold this build makes of
-/// the project in `input` (its PROJECT, after the layout modernisation
-/// `alpha generate` does, and the user files the scaffold keeps), as
-/// `alpha generate --make=false` would, without its notes.
-pub(crate) fn scaffold_project(input: &Path, out: &Path) -> Result<()> {
-    let mut original = Project::load(input)?;
+/// The scaffold this build makes of the project whose input files (its
+/// PROJECT, after the layout modernisation `alpha generate` does, and the
+/// user files the scaffold keeps) are `input`, as `alpha generate
+/// --make=false` would make it, without its notes. Made in memory, unless
+/// the chain runs an external plugin (which runs in a directory).
+pub(crate) fn scaffold_tree(input: &Tree) -> Result<Tree> {
+    let input = Source::Memory(input);
+    let mut original = Project::read(input)?;
     modernise_layout(&mut original.file, false);
     let chain = project_chain(&original)?;
     let license = chain.layout().and_then(|l| l.current_license(input));
@@ -113,8 +119,67 @@ pub(crate) fn scaffold_project(input: &Path, out: &Path) -> Result<()> {
         skip_toolchain_check: true,
     };
     let steps = replay::steps(&original.file, license, Order::WebhooksWithTheirApi)?;
-    scaffold(&chain, &settings, &steps, &original.file, input, out)?;
-    keep_unknown_keys(&original, out, false)
+    let external =
+        |plugin: &dyn crate::plugins::Plugin| crate::plugins::by_key(plugin.key()).is_none();
+    if chain.iter().any(external) {
+        let staging = Staging::new()?;
+        let mut work = Workspace::Dir(&staging.path);
+        scaffold(&chain, &settings, &steps, &original.file, input, &mut work)?;
+        keep_unknown_keys(&original, &mut work, false)?;
+        return tree::read_dir(&staging.path, &[]);
+    }
+    let mut scaffold_files = Tree::new();
+    let mut work = Workspace::Memory(&mut scaffold_files);
+    scaffold(&chain, &settings, &steps, &original.file, input, &mut work)?;
+    keep_unknown_keys(&original, &mut work, false)?;
+    Ok(scaffold_files)
+}
+
+/// Where a re-scaffold is made: a staging directory, or memory.
+enum Workspace<'a> {
+    /// A private directory: written without journal or flushes.
+    Dir(&'a Path),
+    /// Files in memory.
+    Memory(&'a mut Tree),
+}
+
+impl Workspace<'_> {
+    /// The scaffold so far, as the next step reads it.
+    fn files(&self) -> Source<'_> {
+        match self {
+            Workspace::Dir(dir) => Source::Dir(dir),
+            Workspace::Memory(tree) => Source::Memory(tree),
+        }
+    }
+
+    /// Carries out a step's `plan`.
+    fn apply(&mut self, plan: &Plan) -> Result<()> {
+        match self {
+            Workspace::Dir(dir) => plan.resolve(dir, false)?.apply_scratch(),
+            Workspace::Memory(tree) => {
+                plan.resolve_in_memory(tree, false)?.apply_in_memory(tree);
+                Ok(())
+            }
+        }
+    }
+
+    /// Puts `bytes` at `path`, made or replaced.
+    fn put(&mut self, path: &Path, bytes: Vec<u8>) -> Result<()> {
+        match self {
+            Workspace::Dir(dir) => {
+                let target = dir.join(path);
+                if let Some(parent) = target.parent() {
+                    fs::create_dir_all(parent)?;
+                }
+                fs::write(&target, bytes)
+                    .with_context(|| format!("cannot stage {}", path.display()))
+            }
+            Workspace::Memory(tree) => {
+                tree.insert(path.to_path_buf(), tree::Entry::file(bytes));
+                Ok(())
+            }
+        }
+    }
 }
 
 /// With `--make`, once the project is built: each optional plugin PROJECT
@@ -133,7 +198,13 @@ fn complete_optional_plugins(
         let mut project = Project::load(target)?;
         hook.build_replay_inputs(target, &project.file)?;
         let section = original.plugins.get(key).cloned();
-        let plan = crate::ops::edit::plan_added_plugin(chain, key, section, target, &mut project)?;
+        let plan = crate::ops::edit::plan_added_plugin(
+            chain,
+            key,
+            section,
+            Source::Dir(target),
+            &mut project,
+        )?;
         plan.resolve(target, false)?.apply()?;
     }
     Ok(())
@@ -198,40 +269,43 @@ fn scaffold(
     settings: &ReplaySettings,
     steps: &[Step],
     original: &project::ProjectFile,
-    input: &Path,
-    dir: &Path,
+    input: Source,
+    work: &mut Workspace,
 ) -> Result<()> {
     for step in steps {
+        if let Step::AddPlugin(key) = step {
+            keep_user_files(key, input, work)?;
+        }
+        let files = work.files();
         let plan = match replay::request(step, chain, original, settings)? {
-            Request::Init(request) => crate::ops::init::plan(dir, &request)?,
+            Request::Init(request) => crate::ops::init::plan(files, &request)?,
             Request::CreateApi(request) => {
-                let mut project = Project::load(dir)?;
+                let mut project = Project::read(files)?;
                 let what = format!("cannot re-create the API {}", request.resource.gvk());
-                crate::ops::create_api::plan(dir, &mut project, &request)
+                crate::ops::create_api::plan(files, &mut project, &request)
                     .context(what)?
                     .0
                     .plan
             }
             Request::CreateWebhook(request) => {
-                let mut project = Project::load(dir)?;
+                let mut project = Project::read(files)?;
                 let what = format!(
                     "cannot re-create the webhooks of {}",
                     request.resource.gvk()
                 );
-                crate::ops::create_webhook::plan(dir, &mut project, &request)
+                crate::ops::create_webhook::plan(files, &mut project, &request)
                     .context(what)?
                     .0
             }
             Request::AddPlugin(key) => {
-                keep_user_files(key, input, dir)?;
-                let mut project = Project::load(dir)?;
+                let mut project = Project::read(files)?;
                 let section = original.plugins.get(key).cloned();
-                crate::ops::edit::plan_added_plugin(chain, key, section, dir, &mut project)?
+                crate::ops::edit::plan_added_plugin(chain, key, section, files, &mut project)?
             }
         };
-        plan.resolve(dir, false)?.apply_scratch()?;
+        work.apply(&plan)?;
         if matches!(step, Step::Init(..)) {
-            check_repo_kept(original, chain, dir)?;
+            check_repo_kept(original, chain, work.files())?;
         }
     }
     Ok(())
@@ -239,8 +313,8 @@ fn scaffold(
 
 /// Refuses a PROJECT whose `repo` the re-created `init` in `dir` did not
 /// record: no plugin of its layout takes one.
-fn check_repo_kept(original: &project::ProjectFile, chain: &Chain, dir: &Path) -> Result<()> {
-    if original.repo.is_some() && Project::load(dir)?.file.repo.is_none() {
+fn check_repo_kept(original: &project::ProjectFile, chain: &Chain, files: Source) -> Result<()> {
+    if original.repo.is_some() && Project::read(files)?.file.repo.is_none() {
         bail!(
             "PROJECT has a `repo`, but its layout {} takes none; remove it",
             chain.keys.join(",")
@@ -250,21 +324,17 @@ fn check_repo_kept(original: &project::ProjectFile, chain: &Chain, dir: &Path) -
 }
 
 /// Copies the files the plugin `key` writes once for the user to edit (see
-/// [`crate::plugins::EditHook::user_files`]) from `input` to `dir`, those
+/// [`crate::plugins::EditHook::user_files`]) from `input` to `work`, those
 /// that exist.
-fn keep_user_files(key: &str, input: &Path, dir: &Path) -> Result<()> {
+fn keep_user_files(key: &str, input: Source, work: &mut Workspace) -> Result<()> {
     let hook = crate::plugins::by_key(key).and_then(|plugin| plugin.edit());
     for path in hook.map(|hook| hook.user_files()).unwrap_or_default() {
-        let bytes = match fs::read(input.join(path)) {
+        let bytes = match input.read(path) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => bail!("cannot read {}: {e}", input.join(path).display()),
+            Err(e) => bail!("cannot read {}: {e}", input.shown(path).display()),
         };
-        let target = dir.join(path);
-        if let Some(parent) = target.parent() {
-            fs::create_dir_all(parent)?;
-        }
-        fs::write(&target, bytes).with_context(|| format!("cannot stage {path}"))?;
+        work.put(Path::new(path), bytes)?;
     }
     Ok(())
 }
@@ -288,7 +358,7 @@ fn modernise_layout(file: &mut project::ProjectFile, notes: bool) {
 /// Carries the original PROJECT's keys and plugin sections this tool does
 /// not know into the new one, and (with `notes`) says that their files were
 /// not re-created.
-fn keep_unknown_keys(original: &Project, dir: &Path, notes: bool) -> Result<()> {
+fn keep_unknown_keys(original: &Project, work: &mut Workspace, notes: bool) -> Result<()> {
     let unknown_plugins: Vec<(&serde_norway::Value, &serde_norway::Value)> = original
         .file
         .plugins
@@ -298,7 +368,7 @@ fn keep_unknown_keys(original: &Project, dir: &Path, notes: bool) -> Result<()> 
     if original.file.extra.is_empty() && unknown_plugins.is_empty() {
         return Ok(());
     }
-    let mut project = Project::load(dir)?;
+    let mut project = Project::read(work.files())?;
     project.file.extra = original.file.extra.clone();
     for (key, value) in &unknown_plugins {
         project
@@ -306,7 +376,10 @@ fn keep_unknown_keys(original: &Project, dir: &Path, notes: bool) -> Result<()> 
             .plugins
             .insert((*key).clone(), (*value).clone());
     }
-    fs::write(dir.join(project::FILE_NAME), project.render()?)?;
+    work.put(
+        Path::new(project::FILE_NAME),
+        project.render()?.into_bytes(),
+    )?;
     if !notes {
         return Ok(());
     }

@@ -3,6 +3,7 @@
 use super::durable;
 use super::journal::{Entry, Journal};
 use super::plan::{Action, Resolved, ResolvedFile};
+use super::tree::{Entry as TreeEntry, MODE_EXECUTABLE, MODE_FILE, Tree};
 use anyhow::{Context as _, Result, bail};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -61,6 +62,21 @@ impl Resolved {
             }
         }
         Ok(())
+    }
+
+    /// Carries out a plan resolved with [`super::Plan::resolve_in_memory`]
+    /// on `tree`: each changed file keeps its mode, and a new one gets the
+    /// mode [`Resolved::apply`] would give it.
+    pub fn apply_in_memory(&self, tree: &mut Tree) {
+        for file in self.changed() {
+            let bytes = file.after.clone().unwrap_or_default().into_bytes();
+            let mode = match tree.get(&file.path) {
+                Some(entry) => entry.mode,
+                None if is_script(&file.path) => MODE_EXECUTABLE,
+                None => MODE_FILE,
+            };
+            tree.insert(file.path.clone(), TreeEntry { bytes, mode });
+        }
     }
 
     /// [`Resolved::apply`] in a root that exists.

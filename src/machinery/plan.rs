@@ -3,6 +3,8 @@
 use super::commented::Block;
 use super::lines;
 use super::places::Place;
+use super::source::Source;
+use super::tree::Tree;
 use anyhow::{Result, bail};
 use std::collections::BTreeMap;
 use std::fs;
@@ -161,6 +163,26 @@ impl Plan {
     /// first conflict or missing marker. With `force`, existing files may be
     /// overwritten by [`Change::Create`].
     pub fn resolve(&self, root: &Path, force: bool) -> Result<Resolved> {
+        let files = self.resolve_files(Source::Dir(root), force)?;
+        check_parents(root, &files)?;
+        check_links(root, &files)?;
+        Ok(Resolved {
+            root: root.to_path_buf(),
+            files,
+        })
+    }
+
+    /// [`Plan::resolve`] against files in memory, which the result is
+    /// applied to with [`Resolved::apply_in_memory`].
+    pub fn resolve_in_memory(&self, tree: &Tree, force: bool) -> Result<Resolved> {
+        Ok(Resolved {
+            root: PathBuf::new(),
+            files: self.resolve_files(Source::Memory(tree), force)?,
+        })
+    }
+
+    /// The final content of every file the plan touches, read from `source`.
+    fn resolve_files(&self, source: Source, force: bool) -> Result<Vec<ResolvedFile>> {
         let mut files: Vec<ResolvedFile> = Vec::new();
         let mut index: BTreeMap<PathBuf, usize> = BTreeMap::new();
         for change in &self.changes {
@@ -168,7 +190,7 @@ impl Plan {
             let slot = match index.get(&path) {
                 Some(&slot) => slot,
                 None => {
-                    let before = read_existing(&root.join(&path))?;
+                    let before = read_existing(source, &path)?;
                     let crlf = before.as_deref().is_some_and(has_crlf_endings);
                     files.push(ResolvedFile {
                         after: before.as_ref().map(|text| text.replace("\r\n", "\n")),
@@ -185,12 +207,7 @@ impl Plan {
         for file in files.iter_mut().filter(|f| f.crlf) {
             file.after = file.after.take().map(|text| text.replace('\n', "\r\n"));
         }
-        check_parents(root, &files)?;
-        check_links(root, &files)?;
-        Ok(Resolved {
-            root: root.to_path_buf(),
-            files,
-        })
+        Ok(files)
     }
 }
 
@@ -370,16 +387,16 @@ fn has_crlf_endings(text: &str) -> bool {
     lines > 0 && text.matches("\r\n").count() == lines
 }
 
-/// Reads a file if it exists. A directory or unreadable file where a file is
-/// expected is an error.
-fn read_existing(path: &Path) -> Result<Option<String>> {
-    match fs::read(path) {
+/// Reads the file at `path` of `source` if it exists. A directory or
+/// unreadable file where a file is expected is an error.
+fn read_existing(source: Source, path: &Path) -> Result<Option<String>> {
+    match source.read(path) {
         Ok(bytes) => match String::from_utf8(bytes) {
             Ok(text) => Ok(Some(text)),
-            Err(_) => bail!("{} is not a UTF-8 text file", path.display()),
+            Err(_) => bail!("{} is not a UTF-8 text file", source.shown(path).display()),
         },
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => bail!("cannot read {}: {e}", path.display()),
+        Err(e) => bail!("cannot read {}: {e}", source.shown(path).display()),
     }
 }
 

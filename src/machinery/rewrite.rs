@@ -6,7 +6,7 @@
 //! regions that differ are replaced in the user's file, where they still
 //! stand exactly as scaffolded.
 
-use crate::machinery::{Context, Templates};
+use crate::machinery::{Context, Source, Templates};
 use anyhow::{Result, bail};
 use std::path::{Path, PathBuf};
 
@@ -26,19 +26,20 @@ pub struct Rewrite {
 /// The rewrites that move each file of `files` (paths relative to the
 /// project root, rendered from `<template_dir>/init/<path>.jinja`) from its
 /// rendering with `from` to its rendering with `to`. Missing files and files
-/// already in the new form are left out. `fallback` may offer another way to
-/// rewrite a file whose scaffolded regions were changed.
+/// already in the new form are left out (read from `source`). `fallback`
+/// may offer another way to rewrite a file whose scaffolded regions were
+/// changed.
 pub fn init_template_rewrites(
     template_dir: &str,
     files: &[&str],
-    dir: &Path,
+    source: Source,
     (from, to): (&Context, &Context),
     fallback: impl Fn(&str, &str) -> Option<Result<String, String>>,
 ) -> Result<Vec<Rewrite>> {
     let templates = Templates::load(template_dir, &["init"])?;
     let mut rewrites = Vec::new();
     for path in files {
-        let Some(current) = read_if_present(dir, Path::new(path))? else {
+        let Some(current) = read_if_present(source, Path::new(path))? else {
             continue;
         };
         let name = format!("init/{path}.jinja");
@@ -81,8 +82,8 @@ pub fn push_if_changed(
 }
 
 /// The file's text, or `None` when it does not exist.
-pub fn read_if_present(dir: &Path, path: &Path) -> Result<Option<String>> {
-    match std::fs::read_to_string(dir.join(path)) {
+pub fn read_if_present(source: Source, path: &Path) -> Result<Option<String>> {
+    match source.read_to_string(path) {
         Ok(text) => Ok(Some(text)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => bail!("cannot read {}: {e}", path.display()),

@@ -1,6 +1,7 @@
 //! `create api`: an API type and/or a controller in a project.
 
 use super::{ResourceSpec, Write, after_write, carry_out, plan_project_file};
+use crate::machinery::Source;
 use crate::plugins::{ApiContext, Chain, Flags, Hook, Output};
 use crate::project::bookkeeping::{self, ApiOptions};
 use crate::project::{Project, ProjectFile};
@@ -24,7 +25,7 @@ pub struct ApiRequest {
 /// Scaffolds what `request` asks for in `project`, loaded from `dir`, prints the
 /// plugins' notes and runs their post-steps.
 pub fn run(dir: &Path, mut project: Project, request: &ApiRequest, write: Write) -> Result<()> {
-    let (out, resource) = plan(dir, &mut project, request)?;
+    let (out, resource) = plan(Source::Dir(dir), &mut project, request)?;
     let Some(written) = carry_out(&out.plan, dir, write)? else {
         return Ok(());
     };
@@ -45,7 +46,11 @@ pub fn run(dir: &Path, mut project: Project, request: &ApiRequest, write: Write)
 /// Checks `request` against PROJECT, runs every plugin of its chain, and
 /// records the resource in `project`: the plan, PROJECT's new content
 /// included, and the plugins' notes; with the resource as planned.
-pub fn plan(dir: &Path, project: &mut Project, request: &ApiRequest) -> Result<(Output, Resource)> {
+pub fn plan(
+    files: Source,
+    project: &mut Project,
+    request: &ApiRequest,
+) -> Result<(Output, Resource)> {
     let ApiRequest {
         chain,
         flags,
@@ -65,7 +70,7 @@ pub fn plan(dir: &Path, project: &mut Project, request: &ApiRequest) -> Result<(
     let mut out = Output::default();
     let ctx = ApiContext {
         chain,
-        dir,
+        files,
         project: &project.file,
         resource: &resource,
         options: &options,

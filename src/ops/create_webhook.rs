@@ -2,7 +2,7 @@
 //! API of the project.
 
 use super::{ResourceName, ResourceSpec, Write, after_write, carry_out, plan_project_file};
-use crate::machinery::Plan;
+use crate::machinery::{Plan, Source};
 use crate::plugins::{
     Chain, DomainOption, Flags, Hook, Output, WebhookContext, manager_takes_flag,
 };
@@ -28,7 +28,7 @@ pub struct WebhookRequest {
 /// Scaffolds the webhooks `request` asks for in `project`, loaded from
 /// `dir`, and runs the plugins' post-steps.
 pub fn run(dir: &Path, mut project: Project, request: &WebhookRequest, write: Write) -> Result<()> {
-    let (plan, resource) = plan(dir, &mut project, request)?;
+    let (plan, resource) = plan(Source::Dir(dir), &mut project, request)?;
     let Some(written) = carry_out(&plan, dir, write)? else {
         return Ok(());
     };
@@ -47,7 +47,7 @@ pub fn run(dir: &Path, mut project: Project, request: &WebhookRequest, write: Wr
 /// records the webhooks in `project`: the plan, PROJECT's new content
 /// included; with the resource as planned.
 pub fn plan(
-    dir: &Path,
+    files: Source,
     project: &mut Project,
     request: &WebhookRequest,
 ) -> Result<(Plan, Resource)> {
@@ -62,12 +62,12 @@ pub fn plan(
     let mut out = Output::default();
     let ctx = WebhookContext {
         chain,
-        dir,
+        files,
         project: &project.file,
         resource: &resource,
         options,
         flags,
-        manager_webhook_port: manager_takes_flag(chain, dir, "webhook-port")?,
+        manager_webhook_port: manager_takes_flag(chain, files, "webhook-port")?,
     };
     for hook in chain.iter().filter_map(|p| p.create_webhook()) {
         hook.plan(&ctx, &mut out)?;

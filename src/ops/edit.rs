@@ -2,7 +2,7 @@
 //! plugins to it.
 
 use super::{Write, carry_out, plan_project_file};
-use crate::machinery::{Change, Rewrite};
+use crate::machinery::{Change, Rewrite, Source};
 use crate::plugins::{Chain, EditContext, EditSettings, Flags, Hook, Output};
 use crate::project::{Project, ProjectFile};
 use anyhow::Result;
@@ -32,9 +32,10 @@ pub fn run(dir: &Path, mut project: Project, request: &EditRequest) -> Result<()
     let settings_before = project.render()?;
     let original = project.file.clone();
     let mut out = Output::default();
+    let files = Source::Dir(dir);
     let ctx = EditContext {
         chain,
-        dir,
+        files,
         project: &original,
         settings,
         flags,
@@ -46,7 +47,7 @@ pub fn run(dir: &Path, mut project: Project, request: &EditRequest) -> Result<()
         project.file.multigroup = target.then_some(true);
     }
     if let Some(target) = settings.namespaced {
-        edit_namespaced(chain, dir, &original, target, settings.force, &mut out)?;
+        edit_namespaced(chain, files, &original, target, settings.force, &mut out)?;
         project.file.namespaced = target.then_some(true);
     }
     for (key, config) in out.configs.drain(..) {
@@ -86,7 +87,7 @@ pub fn plan_added_plugin(
     chain: &Chain,
     key: &str,
     section: Option<serde_norway::Value>,
-    dir: &Path,
+    files: Source,
     project: &mut Project,
 ) -> Result<crate::machinery::Plan> {
     let hook = crate::plugins::by_key(key)
@@ -101,7 +102,7 @@ pub fn plan_added_plugin(
     let chain = chain.clone().with_extra(key)?;
     let ctx = EditContext {
         chain: &chain,
-        dir,
+        files,
         project: &original,
         settings: &EditSettings::default(),
         flags: &flags,
@@ -115,7 +116,7 @@ pub fn plan_added_plugin(
 /// chain needs; without it, only names the files.
 fn edit_namespaced(
     chain: &Chain,
-    dir: &Path,
+    files: Source,
     project: &ProjectFile,
     target: bool,
     force: bool,
@@ -125,7 +126,7 @@ fn edit_namespaced(
     let recorded = (project.namespaced == Some(true)) == target;
     let mut rewrites = Vec::new();
     for hook in chain.iter().filter_map(|p| p.edit()) {
-        rewrites.extend(hook.namespace_rewrites(dir, project, target)?);
+        rewrites.extend(hook.namespace_rewrites(files, project, target)?);
     }
     rewrites.sort_by(|a, b| a.path.cmp(&b.path));
     if recorded && rewrites.is_empty() {
@@ -150,7 +151,8 @@ fn edit_namespaced(
             contents,
         });
     }
-    out.notes.push(namespaced_note(chain, dir, project, target));
+    out.notes
+        .push(namespaced_note(chain, files, project, target));
     Ok(())
 }
 
@@ -184,7 +186,7 @@ fn unforced_note(rewrites: &[Rewrite], recorded: bool, target: bool) -> String {
 }
 
 /// What the user still has to do after a switch of `--namespaced`.
-fn namespaced_note(chain: &Chain, dir: &Path, project: &ProjectFile, target: bool) -> String {
+fn namespaced_note(chain: &Chain, files: Source, project: &ProjectFile, target: bool) -> String {
     let mut note = "Run `make manifests` to regenerate config/rbac/role.yaml from the controllers' RBAC markers.".to_string();
     if target {
         note.push_str(
@@ -193,7 +195,7 @@ fn namespaced_note(chain: &Chain, dir: &Path, project: &ProjectFile, target: boo
         let has_webhooks = project.resources.iter().any(|r| r.webhooks.is_some())
             || chain
                 .layout()
-                .is_some_and(|layout| dir.join(layout.webhook_dir()).is_dir());
+                .is_some_and(|layout| files.is_dir(Path::new(layout.webhook_dir())));
         if has_webhooks {
             note.push_str(
                 "\nWebhooks stay cluster-wide: the API server sends them objects from every namespace. Add a namespaceSelector or objectSelector to the webhook configurations so they match the namespaces the manager watches.",

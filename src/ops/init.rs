@@ -1,7 +1,7 @@
 //! `init`: a new project in a directory that holds none.
 
 use super::{Write, after_write, carry_out, plan_project_file};
-use crate::machinery::Plan;
+use crate::machinery::{Plan, Source};
 use crate::plugins::{Chain, Flags, Hook, InitContext, License, Output};
 use crate::project::{self, Project, ProjectFile};
 use anyhow::{Result, bail};
@@ -39,7 +39,7 @@ pub struct InitRequest {
 /// post-steps and prints the next steps.
 pub fn run(dir: &Path, request: &InitRequest, write: Write) -> Result<()> {
     check_not_initialised(dir)?;
-    let plan = plan(dir, request)?;
+    let plan = plan(Source::Dir(dir), request)?;
     let Some(written) = carry_out(&plan, dir, write)? else {
         return Ok(());
     };
@@ -85,9 +85,9 @@ fn check_not_initialised(dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Plans every file of the new project in `dir`, the PROJECT file
+/// Plans every file of the new project in `files`, the PROJECT file
 /// included: each plugin of the chain prepares, then plans its files.
-pub fn plan(dir: &Path, request: &InitRequest) -> Result<Plan> {
+pub fn plan(files: Source, request: &InitRequest) -> Result<Plan> {
     let InitRequest {
         chain,
         options,
@@ -109,7 +109,7 @@ pub fn plan(dir: &Path, request: &InitRequest) -> Result<Plan> {
     };
     let ctx = InitContext {
         chain,
-        dir,
+        files,
         owner: options.owner.as_deref(),
         license: &options.license,
         flags,

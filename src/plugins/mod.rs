@@ -46,7 +46,7 @@ pub use flags::{Flags, Given};
 use crate::machinery::merge::{FileMerger, OrderFree, SlashComments};
 use crate::machinery::rewrite::read_if_present;
 use crate::machinery::steps::Step;
-use crate::machinery::{Change, Context, Plan, Rewrite, Templates};
+use crate::machinery::{Change, Context, Plan, Rewrite, Source, Templates};
 use crate::project::bookkeeping::{ApiOptions, WebhookOptions};
 use crate::project::{ProjectFile, ResourceEntry};
 use crate::resource::Resource;
@@ -181,13 +181,13 @@ impl License {
 /// hold `contents`, with `note` saying what the change reaches; when it
 /// already does, plans nothing and says so.
 pub fn plan_boilerplate_edit(
-    dir: &Path,
+    files: Source,
     path: &str,
     contents: String,
     note: String,
     out: &mut Output,
 ) -> Result<()> {
-    if read_if_present(dir, Path::new(path))?.as_deref() == Some(contents.as_str()) {
+    if read_if_present(files, Path::new(path))?.as_deref() == Some(contents.as_str()) {
         out.notes
             .push(format!("{path} already holds that license header."));
         return Ok(());
@@ -205,8 +205,8 @@ pub fn plan_boilerplate_edit(
 pub struct InitContext<'a> {
     /// The plugins the command runs.
     pub chain: &'a Chain,
-    /// The directory being initialised.
-    pub dir: &'a Path,
+    /// The project, as the command reads it.
+    pub files: Source<'a>,
     /// Copyright owner for license headers.
     pub owner: Option<&'a str>,
     /// License header for source files.
@@ -220,8 +220,8 @@ pub struct InitContext<'a> {
 pub struct ApiContext<'a> {
     /// The plugins the command runs.
     pub chain: &'a Chain,
-    /// The project root.
-    pub dir: &'a Path,
+    /// The project, as the command reads it.
+    pub files: Source<'a>,
     /// PROJECT as it was before this command.
     pub project: &'a ProjectFile,
     /// The resource.
@@ -237,8 +237,8 @@ pub struct ApiContext<'a> {
 pub struct WebhookContext<'a> {
     /// The plugins the command runs.
     pub chain: &'a Chain,
-    /// The project root.
-    pub dir: &'a Path,
+    /// The project, as the command reads it.
+    pub files: Source<'a>,
     /// PROJECT as it was before this command.
     pub project: &'a ProjectFile,
     /// The resource; its version is the hub of a conversion.
@@ -274,8 +274,8 @@ pub struct EditSettings {
 pub struct EditContext<'a> {
     /// The plugins the command runs.
     pub chain: &'a Chain,
-    /// The project root.
-    pub dir: &'a Path,
+    /// The project, as the command reads it.
+    pub files: Source<'a>,
     /// PROJECT as it was before this command.
     pub project: &'a ProjectFile,
     /// The settings to change.
@@ -539,7 +539,7 @@ pub trait EditHook: Sync {
     /// `namespaced` (see [`Rewrite`]).
     fn namespace_rewrites(
         &self,
-        _dir: &Path,
+        _files: Source,
         _project: &ProjectFile,
         _namespaced: bool,
     ) -> Result<Vec<Rewrite>> {
@@ -602,15 +602,15 @@ pub trait Layout: Sync {
     /// toolchain.
     fn make_manifests(&self, dir: &Path) -> Result<()>;
 
-    /// The license header of the project at `dir`, which `alpha generate`
+    /// The license header of the project `files`, which `alpha generate`
     /// keeps; `None` when the project has no boilerplate file.
-    fn current_license(&self, dir: &Path) -> Option<License>;
+    fn current_license(&self, files: Source) -> Option<License>;
 
-    /// Whether the manager this layout scaffolded in the project at `dir`
+    /// Whether the manager this layout scaffolded in the project `files`
     /// takes the command-line flag `--<name>`. A project made before a flag
     /// existed keeps a manager without it, which would exit if config/
     /// passed it.
-    fn manager_takes_flag(&self, dir: &Path, name: &str) -> Result<bool>;
+    fn manager_takes_flag(&self, files: Source, name: &str) -> Result<bool>;
 
     /// Whether the manager this layout scaffolds exports the metric `name`
     /// (as a query names it, `_bucket` of a histogram included). A dashboard
@@ -623,14 +623,14 @@ pub trait Layout: Sync {
     fn webhook_dir(&self) -> &'static str;
 
     /// The license header the layout puts atop a new source file of the
-    /// project at `dir`, with its trailing blank line (empty without one).
-    fn source_header(&self, dir: &Path) -> String;
+    /// project `files`, with its trailing blank line (empty without one).
+    fn source_header(&self, files: Source) -> String;
 
     /// Plans `libraries` (of the layout's language) into the dependencies
-    /// of the project at `dir`, for code an optional plugin adds; on top
+    /// of the project `files`, for code an optional plugin adds; on top
     /// of what `plan` already holds for the dependency file. A layout whose
     /// toolchain finds the libraries from the code itself plans nothing.
-    fn plan_libraries(&self, dir: &Path, libraries: &[Library], plan: &mut Plan) -> Result<()>;
+    fn plan_libraries(&self, files: Source, libraries: &[Library], plan: &mut Plan) -> Result<()>;
 
     /// After `alpha generate` wrote a whole project (with `--make`): what the
     /// post-steps of every command together would do.
@@ -660,11 +660,11 @@ pub struct Library {
 /// manifests, so that none of them edits its files by hand.
 pub trait ManifestsLayout: Sync {
     /// Plans the variable `name` with `value` into the manager's
-    /// environment in the project at `dir`; `by` names the plugin that
+    /// environment in the project `files`; `by` names the plugin that
     /// asks, for the refusal when the manager's manifest is missing.
     fn plan_manager_env(
         &self,
-        dir: &Path,
+        files: Source,
         name: &str,
         value: &str,
         by: &str,
@@ -748,12 +748,12 @@ pub struct DomainOption {
     pub describes_new_type: bool,
 }
 
-/// Whether the manager of the project at `dir` takes `--<name>`, as the
+/// Whether the manager of the project `files` takes `--<name>`, as the
 /// chain's language layout tells; without one (a kustomize/v2-only project,
 /// whose manager is the user's own), true, as kubebuilder assumes.
-pub fn manager_takes_flag(chain: &Chain, dir: &Path, name: &str) -> Result<bool> {
+pub fn manager_takes_flag(chain: &Chain, files: Source, name: &str) -> Result<bool> {
     match chain.layout() {
-        Some(layout) => layout.manager_takes_flag(dir, name),
+        Some(layout) => layout.manager_takes_flag(files, name),
         None => Ok(true),
     }
 }
@@ -767,12 +767,12 @@ pub fn manager_exports_metric(layout: &[String], name: &str) -> bool {
         .is_none_or(|layout| layout.manager_exports_metric(name))
 }
 
-/// Whether the manager source file `path` in `dir` holds one of
+/// Whether the manager source file `path` of `files` holds one of
 /// `spellings` of a flag's definition. A missing file counts as holding it:
 /// the manager then lives elsewhere, and config/ passes the flag as
 /// kubebuilder's does.
-pub(crate) fn source_defines_flag(dir: &Path, path: &str, spellings: &[&str]) -> Result<bool> {
-    Ok(read_if_present(dir, Path::new(path))?
+pub(crate) fn source_defines_flag(files: Source, path: &str, spellings: &[&str]) -> Result<bool> {
+    Ok(read_if_present(files, Path::new(path))?
         .is_none_or(|text| spellings.iter().any(|spelling| text.contains(spelling))))
 }
 
@@ -834,14 +834,14 @@ mod tests {
     #[test]
     fn a_layout_tells_whether_its_manager_defines_a_flag() {
         let tmp = tempfile::tempdir().unwrap();
-        let dir = tmp.path();
+        let dir = Source::Dir(tmp.path());
         let chain = |spec: &str| Chain::parse(spec).unwrap();
         // No manager source: kubebuilder's assumption, the flag is there.
         assert!(manager_takes_flag(&chain("go/v4"), dir, "webhook-port").unwrap());
         assert!(manager_takes_flag(&chain("kustomize/v2"), dir, "webhook-port").unwrap());
 
-        std::fs::create_dir_all(dir.join("cmd")).unwrap();
-        let main = dir.join("cmd/main.go");
+        std::fs::create_dir_all(tmp.path().join("cmd")).unwrap();
+        let main = tmp.path().join("cmd/main.go");
         std::fs::write(
             &main,
             "flag.StringVar(&path, \"webhook-cert-path\", \"\", \"\")\n",
@@ -851,8 +851,8 @@ mod tests {
         std::fs::write(&main, "flag.IntVar(&port, \"webhook-port\", 9443, \"\")\n").unwrap();
         assert!(manager_takes_flag(&chain("go/v4"), dir, "webhook-port").unwrap());
 
-        std::fs::create_dir_all(dir.join("src/manager")).unwrap();
-        let flags = dir.join("src/manager/flags.rs");
+        std::fs::create_dir_all(tmp.path().join("src/manager")).unwrap();
+        let flags = tmp.path().join("src/manager/flags.rs");
         std::fs::write(&flags, "    pub webhook_cert_path: String,\n").unwrap();
         assert!(!manager_takes_flag(&chain("rust/v1-alpha"), dir, "webhook-port").unwrap());
         std::fs::write(&flags, "    pub webhook_port: i32,\n").unwrap();

@@ -13,6 +13,7 @@ pub mod yaml;
 pub use recorded::unrecorded_entry;
 pub use resource::{ApiEntry, ControllerEntry, ResourceEntry, WebhooksEntry};
 
+use crate::machinery::Source;
 use anyhow::{Context as _, Result, bail};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -138,6 +139,20 @@ impl Project {
             _ => anyhow::anyhow!("cannot read {}: {e}", path.display()),
         })?;
         Self::parse(&text)
+    }
+
+    /// The PROJECT file of the project `source` holds: [`Project::load`]
+    /// for one on disk.
+    pub fn read(source: Source) -> Result<Self> {
+        match source {
+            Source::Dir(dir) => Self::load(dir),
+            Source::Memory(_) => {
+                let text = source
+                    .read_to_string(Path::new(FILE_NAME))
+                    .with_context(|| format!("cannot read {FILE_NAME}"))?;
+                Self::parse(&text)
+            }
+        }
     }
 
     /// The file's text: the header, then the YAML with keys sorted as

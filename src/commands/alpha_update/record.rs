@@ -1,17 +1,18 @@
 //! Keeping the scaffold record (see [`crate::machinery::pristine`]) after
 //! the commands that change what the project's scaffold is: the scaffold
-//! of the new PROJECT, made by this build in a temporary directory, is
-//! appended to the record. Only for a project at the top level of a git
+//! of the new PROJECT, made by this build in memory, is appended to the
+//! record. Only for a project at the top level of a git
 //! work tree; a failure only warns.
 
-use super::trees::{INPUT_FILES, write_input};
+use super::trees::INPUT_FILES;
+use crate::commands::alpha_generate::scaffold_tree;
 use crate::machinery::git::Git;
 use crate::machinery::pristine;
 use crate::machinery::repository::{self, Found, Repository};
 use crate::machinery::tree::{self, Tree};
 use crate::project::cli_version;
 use anyhow::{Context as _, Result};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// After a successful scaffolding command in `dir`: records the scaffold
 /// of its PROJECT when `dir` is the top level of a git work tree. No git
@@ -43,9 +44,7 @@ fn record_here(repository: &Repository, dir: &Path) -> Result<()> {
             return Ok(());
         }
     }
-    let work = scratch_dir()?;
-    let scaffold = scaffold_of(&input_files(dir), work.path())?;
-    let tree = tree::read_dir(&scaffold, &[])?;
+    let tree = scaffold_tree(&input_files(dir))?;
     if pristine::record_here(repository, &tree, &blob, &cli_version::current())?.is_none() {
         record_with_git(dir);
     }
@@ -101,36 +100,10 @@ fn record(git: &Git, input: &Tree, blob: &str) -> Result<()> {
     if pristine::is_latest(git, blob)? {
         return Ok(());
     }
-    let work = scratch_dir()?;
-    let scaffold = scaffold_of(input, work.path())?;
-    pristine::record(git, &scaffold, blob, &cli_version::current())?;
+    let work = tempfile::tempdir().context("cannot create a temporary directory")?;
+    tree::write_dir(&scaffold_tree(input)?, work.path())?;
+    pristine::record(git, work.path(), blob, &cli_version::current())?;
     Ok(())
-}
-
-/// A new temporary directory for a re-scaffold: in memory (`/dev/shm`)
-/// where there is one and `TMPDIR` chooses no other place, since creating
-/// a hundred files where others were just deleted costs a disk file system
-/// (ext4) a search of its inode tables; else in the temporary directory.
-fn scratch_dir() -> Result<tempfile::TempDir> {
-    let memory = Path::new("/dev/shm");
-    let in_memory = (std::env::var_os("TMPDIR").is_none() && memory.is_dir())
-        .then(|| tempfile::tempdir_in(memory).ok())
-        .flatten();
-    match in_memory {
-        Some(dir) => Ok(dir),
-        None => tempfile::tempdir().context("cannot create a temporary directory"),
-    }
-}
-
-/// Scaffolds, in the empty directory `work`, the project whose input files
-/// are `input`; the folder holding the scaffold.
-fn scaffold_of(input: &Tree, work: &Path) -> Result<PathBuf> {
-    let input_dir = work.join("input");
-    write_input(input, &input_dir)?;
-    let scaffold = work.join("scaffold");
-    std::fs::create_dir(&scaffold)?;
-    crate::commands::alpha_generate::scaffold_project(&input_dir, &scaffold)?;
-    Ok(scaffold)
 }
 
 /// Says on standard error that the record could not be kept.

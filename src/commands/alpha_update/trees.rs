@@ -51,17 +51,13 @@ impl Trees {
         let work = tempfile::tempdir().context("cannot create a temporary directory")?;
         let input = work.path().join("input");
         write_input(&original, &input)?;
-        let upgrade_dir = work.path().join("upgrade");
-        std::fs::create_dir(&upgrade_dir)?;
-        crate::commands::alpha_generate::scaffold_project(&input, &upgrade_dir).with_context(
-            || {
+        let upgrade = crate::commands::alpha_generate::scaffold_tree(&input_of(&original))
+            .with_context(|| {
                 format!(
                     "cannot scaffold PROJECT of {} with this build",
                     update.from_branch
                 )
-            },
-        )?;
-        let upgrade = tree::read_dir(&upgrade_dir, &[])?;
+            })?;
         let binary = args
             .from_binary
             .as_deref()
@@ -112,18 +108,22 @@ fn from_cwd(binary: &Path, cwd: &Path) -> PathBuf {
     }
 }
 
-/// Writes the files of `tree` its scaffold is made from (see
-/// [`INPUT_FILES`]) into the new directory `dir`.
-pub(crate) fn write_input(tree: &Tree, dir: &Path) -> Result<()> {
-    std::fs::create_dir_all(dir)?;
-    let input: Tree = INPUT_FILES
+/// The files of `tree` its scaffold is made from (see [`INPUT_FILES`]).
+pub(crate) fn input_of(tree: &Tree) -> Tree {
+    INPUT_FILES
         .iter()
         .filter_map(|path| {
             tree.get(Path::new(path))
                 .map(|entry| (Path::new(path).to_path_buf(), entry.clone()))
         })
-        .collect();
-    tree::write_dir(&input, dir)
+        .collect()
+}
+
+/// Writes the files of `tree` its scaffold is made from (see
+/// [`INPUT_FILES`]) into the new directory `dir`.
+pub(crate) fn write_input(tree: &Tree, dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir)?;
+    tree::write_dir(&input_of(tree), dir)
 }
 
 /// The ancestor, in this order: `--from-binary`; `--from-version`; the

@@ -86,7 +86,7 @@ impl EditHook for AutoUpdate {
             );
         }
         let contents = workflow(ctx.chain)?;
-        let existing = read_if_present(ctx.dir, Path::new(WORKFLOW))?;
+        let existing = read_if_present(ctx.files, Path::new(WORKFLOW))?;
         match existing {
             Some(text) if text == contents => {}
             Some(_) if !ctx.settings.force => out.notes.push(format!(

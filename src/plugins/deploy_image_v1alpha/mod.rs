@@ -82,7 +82,7 @@ impl CreateApiHook for DeployImage {
             );
         };
         let env_var = Operand::env_var(&ctx.resource.kind);
-        manifests.plan_manager_env(ctx.dir, &env_var, &operand.image, NAME, out)?;
+        manifests.plan_manager_env(ctx.files, &env_var, &operand.image, NAME, out)?;
         out.record(KEY, &section(ctx.project, ctx.resource, &operand)?)?;
         Ok(())
     }

@@ -4,14 +4,13 @@
 
 use super::protocol::{API_VERSION, Request};
 use super::{External, chain_seen_by, run, universe};
-use crate::machinery::Plan;
+use crate::machinery::{Plan, Source};
 use crate::plugins::{
     ApiContext, CreateApiHook, CreateWebhookHook, EditContext, EditHook, Hook, InitContext,
     InitHook, Output, Plugin, Role, WebhookContext,
 };
 use crate::project::{ProjectFile, bookkeeping};
-use anyhow::{Context as _, Result};
-use std::path::Path;
+use anyhow::{Context as _, Result, bail};
 use std::sync::Mutex;
 
 /// An external plugin in a chain.
@@ -63,7 +62,7 @@ impl InitHook for ExternalPlugin {
             self.found,
             Hook::Init,
             ctx.flags.forwarded(),
-            ctx.dir,
+            ctx.files,
             &project,
             &mut out.plan,
         )
@@ -80,7 +79,7 @@ impl CreateApiHook for ExternalPlugin {
             self.found,
             Hook::CreateApi,
             ctx.flags.forwarded(),
-            ctx.dir,
+            ctx.files,
             &project,
             &mut out.plan,
         )
@@ -95,7 +94,7 @@ impl CreateWebhookHook for ExternalPlugin {
             self.found,
             Hook::CreateWebhook,
             ctx.flags.forwarded(),
-            ctx.dir,
+            ctx.files,
             &project,
             &mut out.plan,
         )
@@ -108,7 +107,7 @@ impl EditHook for ExternalPlugin {
             self.found,
             Hook::Edit,
             ctx.flags.forwarded(),
-            ctx.dir,
+            ctx.files,
             ctx.project,
             &mut out.plan,
         )
@@ -116,16 +115,23 @@ impl EditHook for ExternalPlugin {
 }
 
 /// Runs `plugin` for `command`, with the command line's flags `args`, in
-/// the project at `dir`, whose PROJECT is `project`, and adds the files it
-/// returns to `plan`.
+/// the project `files`, whose PROJECT is `project`, and adds the files it
+/// returns to `plan`. The plugin runs in the project's directory: a
+/// project in memory is refused.
 pub fn scaffold(
     plugin: &External,
     command: Hook,
     args: &[String],
-    dir: &Path,
+    files: Source,
     project: &ProjectFile,
     plan: &mut Plan,
 ) -> Result<()> {
+    let Some(dir) = files.dir() else {
+        bail!(
+            "the external plugin {} runs in the project's directory, and this project is in memory",
+            plugin.key
+        );
+    };
     let chain = chain_seen_by(&plugin.key, &project.layout);
     let mut config = project.clone();
     config.layout = chain.clone();

@@ -4,14 +4,13 @@
 
 use super::resource_view::{ResourceView, go_identifier};
 use super::{STORAGE_VERSION_MARKER, TEMPLATE_DIR, base_context, read_go_header, ssa, types_file};
-use crate::machinery::{Change, Fragments, Plan, Templates};
+use crate::machinery::{Change, Fragments, Plan, Source, Templates};
 use crate::plugins::{ApiContext, ApiTemplateContext, Output};
 use crate::project::ProjectFile;
 use crate::resource::naming::pascal_case;
 use crate::resource::{ExternalApi, Origin, Resource};
 use anyhow::Result;
 use serde::Serialize;
-use std::path::Path;
 
 /// The controller, as templates see it (`controller.*`).
 #[derive(Debug, Serialize)]
@@ -54,7 +53,7 @@ pub(crate) fn template_context(ctx: &ApiContext) -> Result<GoApiTemplates> {
         &repo,
         multigroup,
     );
-    let mut context = base_context(project, &read_go_header(ctx.dir))?;
+    let mut context = base_context(project, &read_go_header(ctx.files))?;
     context.insert("resource", &view);
     context.insert("controller", &controller);
     let group_dir = if multigroup {
@@ -87,7 +86,7 @@ pub fn plan(ctx: &ApiContext, out: &mut Output) -> Result<()> {
 
     if ctx.options.resource {
         templates.plan_tree("create-api/resource", context, &vars, &mut out.plan)?;
-        if let Some(change) = storage_version(ctx.dir, project, resource, group_dir) {
+        if let Some(change) = storage_version(ctx.files, project, resource, group_dir) {
             out.plan.push(change);
         }
         if ctx.options.ssa {
@@ -99,7 +98,7 @@ pub fn plan(ctx: &ApiContext, out: &mut Output) -> Result<()> {
         fragments.plan("api-scheme", &templates, context, &vars, plan)?;
     }
     if let Origin::External(external) = &resource.origin {
-        plan_external_module(ctx.dir, external, plan);
+        plan_external_module(ctx.files, external, plan);
     }
     if ctx.options.controller {
         // A secondary controller of a kind gets no test of its own.
@@ -128,7 +127,7 @@ pub fn plan(ctx: &ApiContext, out: &mut Output) -> Result<()> {
 /// versions is marked as the storage version, marks the first one: a CRD with
 /// several versions needs exactly one, and the oldest holds the stored data.
 fn storage_version(
-    dir: &Path,
+    files: Source,
     project: &ProjectFile,
     resource: &Resource,
     group_dir: &str,
@@ -145,7 +144,8 @@ fn storage_version(
         .map(|r| r.version.as_str())
         .collect();
     let marked = others.iter().any(|version| {
-        std::fs::read_to_string(dir.join(types_file(group_dir, version, &resource.kind)))
+        files
+            .read_to_string(types_file(group_dir, version, &resource.kind))
             .is_ok_and(|text| text.contains(STORAGE_VERSION_MARKER))
     });
     let first = others.first()?;
@@ -203,11 +203,11 @@ fn controller_view(
 
 /// Adds an external module with a pinned version to go.mod; without a
 /// version, the post-step `go get` resolves it.
-fn plan_external_module(dir: &Path, external: &ExternalApi, plan: &mut Plan) {
+fn plan_external_module(files: Source, external: &ExternalApi, plan: &mut Plan) {
     let Some((module, version)) = external.module.split_once('@') else {
         return;
     };
-    let go_mod = std::fs::read_to_string(dir.join("go.mod")).unwrap_or_default();
+    let go_mod = files.read_to_string("go.mod").unwrap_or_default();
     let already = go_mod
         .lines()
         .any(|line| line.split_whitespace().any(|word| word == module));

@@ -94,7 +94,7 @@ pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
             .join(group_dir)
             .join(&resource.version)
             .join(format!("{}{name}", resource.kind_lower));
-        std::fs::read_to_string(ctx.dir.join(path)).ok()
+        ctx.files.read_to_string(path).ok()
     };
     let generation = Generation::of(
         read("_webhook.go").as_deref(),
@@ -106,7 +106,7 @@ pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
     let templates = Templates::load(TEMPLATE_DIR, &["create-webhook"])?;
     let fragments =
         Fragments::load(TEMPLATE_DIR, "create-webhook")?.with_places(super::places::PLACES)?;
-    let mut context = base_context(project, &read_go_header(ctx.dir))?;
+    let mut context = base_context(project, &read_go_header(ctx.files))?;
     context.insert("resource", &view);
     context.insert("webhook", &webhook);
     context.insert("hub", &resource.version);
@@ -130,7 +130,7 @@ pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
             });
         }
     }
-    let e2e_suite = std::fs::read_to_string(ctx.dir.join(E2E_TEST)).ok();
+    let e2e_suite = ctx.files.read_to_string(E2E_TEST).ok();
     let groups = webhook_groups(options, generation)
         .into_iter()
         .chain(e2e_groups(options, e2e_suite.as_deref()));

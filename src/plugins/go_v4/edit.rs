@@ -6,8 +6,8 @@
 use super::{
     BOILERPLATE_PATH, TEMPLATE_DIR, WEBHOOK_DIR, YEAR_PLACEHOLDER, base_context, read_go_header,
 };
-use crate::machinery::Templates;
 use crate::machinery::rewrite::{self, Rewrite, push_if_changed};
+use crate::machinery::{Source, Templates};
 use crate::plugins::{EditContext, License, Output, plan_boilerplate_edit};
 use crate::project::{ProjectFile, ResourceEntry};
 use anyhow::{Context as _, Result, bail};
@@ -25,17 +25,17 @@ const CONTROLLER_DIR: &str = "internal/controller";
 /// note) and a new license header.
 pub fn plan(ctx: &EditContext, out: &mut Output) -> Result<()> {
     if let Some(target) = ctx.settings.multigroup {
-        edit_multigroup(ctx.dir, ctx.project, target, out);
+        edit_multigroup(ctx.files, ctx.project, target, out);
     }
     if let Some(license) = &ctx.settings.license {
-        edit_license(ctx.dir, license, ctx.settings.owner.as_deref(), out)?;
+        edit_license(ctx.files, license, ctx.settings.owner.as_deref(), out)?;
     }
     Ok(())
 }
 
 /// `--multigroup`: only PROJECT changes; the note lists the moves that bring
 /// the existing files into the new layout.
-fn edit_multigroup(dir: &Path, project: &ProjectFile, target: bool, out: &mut Output) {
+fn edit_multigroup(files: Source, project: &ProjectFile, target: bool, out: &mut Output) {
     let layout = if target { "multigroup" } else { "single-group" };
     if (project.multigroup == Some(true)) == target {
         out.notes.push(format!(
@@ -51,7 +51,7 @@ fn edit_multigroup(dir: &Path, project: &ProjectFile, target: bool, out: &mut Ou
             "api/<version>/, their controllers to internal/controller/"
         }
     );
-    let moves = layout_moves(dir, &project.resources, target);
+    let moves = layout_moves(files, &project.resources, target);
     if moves.is_empty() {
         note.push_str("\nNo existing file needs to move.");
     } else {
@@ -95,7 +95,7 @@ fn own_groups(resources: &[ResourceEntry]) -> Vec<&str> {
 /// APIs to the layout chosen by `multigroup`: API packages, controllers, test
 /// suites, webhook packages. Only paths on disk are listed, each once.
 fn layout_moves(
-    dir: &Path,
+    files: Source,
     resources: &[ResourceEntry],
     multigroup: bool,
 ) -> Vec<(String, String)> {
@@ -131,7 +131,7 @@ fn layout_moves(
     candidates.sort_by_key(|(kind, _, _)| *kind);
     let mut moves: Vec<(String, String)> = Vec::new();
     for (_, from, to) in candidates {
-        if dir.join(&from).exists() && !moves.iter().any(|(f, _)| *f == from) {
+        if files.exists(&from) && !moves.iter().any(|(f, _)| *f == from) {
             moves.push((from, to));
         }
     }
@@ -141,12 +141,12 @@ fn layout_moves(
 /// The Go files that must change to put the project in the `namespaced`
 /// mode: the init files that depend on it, and the controllers' RBAC markers.
 pub fn namespace_rewrites(
-    dir: &Path,
+    files: Source,
     project: &ProjectFile,
     namespaced: bool,
 ) -> Result<Vec<Rewrite>> {
     let namespace = manager_namespace(project)?;
-    let header = read_go_header(dir);
+    let header = read_go_header(files);
     let context_in = |namespaced: bool| {
         let mut mode = project.clone();
         mode.namespaced = namespaced.then_some(true);
@@ -156,13 +156,13 @@ pub fn namespace_rewrites(
     let mut rewrites = rewrite::init_template_rewrites(
         TEMPLATE_DIR,
         NAMESPACE_DEPENDENT,
-        dir,
+        files,
         (&from, &to),
         |_, _| None,
     )?;
-    for path in go_files(&dir.join(CONTROLLER_DIR))? {
-        let relative = path.strip_prefix(dir).unwrap_or(&path).to_path_buf();
-        let current = std::fs::read_to_string(&path)
+    for relative in go_files(files, Path::new(CONTROLLER_DIR))? {
+        let current = files
+            .read_to_string(&relative)
             .with_context(|| format!("cannot read {}", relative.display()))?;
         let contents = Ok(scope_rbac_markers(&current, namespaced, &namespace));
         push_if_changed(&mut rewrites, relative, &current, contents);
@@ -178,19 +178,20 @@ fn manager_namespace(project: &ProjectFile) -> Result<String> {
     Ok(format!("{name}-system"))
 }
 
-/// Every `.go` file below `root`, sorted; none when `root` does not exist.
-fn go_files(root: &Path) -> Result<Vec<PathBuf>> {
+/// Every `.go` file below the folder `root` of `source`, sorted; none when
+/// `root` does not exist.
+fn go_files(source: Source, root: &Path) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     let mut pending = vec![root.to_path_buf()];
     while let Some(dir) = pending.pop() {
-        let entries = match std::fs::read_dir(&dir) {
+        let entries = match source.list(&dir) {
             Ok(entries) => entries,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
             Err(e) => bail!("cannot list {}: {e}", dir.display()),
         };
-        for entry in entries {
-            let path = entry?.path();
-            if path.is_dir() {
+        for (name, is_dir) in entries {
+            let path = dir.join(name);
+            if is_dir {
                 pending.push(path);
             } else if path.extension().is_some_and(|ext| ext == "go") {
                 files.push(path);
@@ -235,7 +236,7 @@ fn groups_end(line: &str) -> Option<usize> {
 /// `--license`, `--owner`, `--license-file`: hack/boilerplate.go.txt as
 /// `init` would write it.
 fn edit_license(
-    dir: &Path,
+    files: Source,
     license: &License,
     owner: Option<&str>,
     out: &mut Output,
@@ -245,7 +246,7 @@ fn edit_license(
     let note = format!(
         "Existing Go files keep their header; files scaffolded from now on and the code `make generate` writes use the new {BOILERPLATE_PATH}."
     );
-    plan_boilerplate_edit(dir, BOILERPLATE_PATH, contents, note, out)
+    plan_boilerplate_edit(files, BOILERPLATE_PATH, contents, note, out)
 }
 
 #[cfg(test)]

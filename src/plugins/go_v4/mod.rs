@@ -27,7 +27,8 @@ use super::{
     Plugin, ReplaySettings, Role, Toolchain, UpdateHook, WebhookContext,
 };
 use crate::machinery::clock::current_year;
-use crate::machinery::{Change, Plan, Rewrite, Rule, Templates};
+use crate::machinery::rewrite::read_if_present;
+use crate::machinery::{Change, Plan, Rewrite, Rule, Source, Templates};
 use crate::project::ProjectFile;
 use crate::project::bookkeeping::ApiOptions;
 use crate::resource::{ExternalApi, Origin, Resource, naming};
@@ -126,7 +127,7 @@ impl InitHook for GoBase {
         }
         let repo = match options.repo {
             Some(repo) => repo,
-            None => module_of_go_mod(ctx.dir)?.with_context(|| {
+            None => module_of_go_mod(ctx.files)?.with_context(|| {
                 "cannot tell the Go module path: pass --repo (for example --repo github.com/example/guestbook)".to_string()
             })?,
         };
@@ -148,7 +149,7 @@ impl InitHook for GoBase {
         // An existing go.mod that already names the module is rewritten
         // rather than reported as a conflict, since `init` reads the module
         // path from it.
-        let own_go_mod = module_of_go_mod(ctx.dir).ok().flatten().as_deref() == Some(&repo);
+        let own_go_mod = module_of_go_mod(ctx.files).ok().flatten().as_deref() == Some(&repo);
         templates.plan_tree_with("init", &context, &[], &mut out.plan, |mut file, plan| {
             if own_go_mod && file.path == Path::new("go.mod") {
                 file.rule = Rule::Write;
@@ -323,11 +324,11 @@ impl EditHook for GoBase {
 
     fn namespace_rewrites(
         &self,
-        dir: &Path,
+        files: Source,
         project: &ProjectFile,
         namespaced: bool,
     ) -> Result<Vec<Rewrite>> {
-        edit::namespace_rewrites(dir, project, namespaced)
+        edit::namespace_rewrites(files, project, namespaced)
     }
 }
 
@@ -369,10 +370,10 @@ impl Layout for GoBase {
         post_steps::run_make(dir, "manifests")
     }
 
-    fn manager_takes_flag(&self, dir: &Path, name: &str) -> Result<bool> {
+    fn manager_takes_flag(&self, files: Source, name: &str) -> Result<bool> {
         // The flag package registers a flag by its name as a string literal.
         let literal = format!("\"{name}\"");
-        super::source_defines_flag(dir, MAIN_PATH, &[&literal])
+        super::source_defines_flag(files, MAIN_PATH, &[&literal])
     }
 
     fn webhook_dir(&self) -> &'static str {
@@ -380,12 +381,17 @@ impl Layout for GoBase {
     }
 
     /// Nothing: the post-step `go mod tidy` adds the modules the code imports.
-    fn plan_libraries(&self, _dir: &Path, _libraries: &[Library], _plan: &mut Plan) -> Result<()> {
+    fn plan_libraries(
+        &self,
+        _files: Source,
+        _libraries: &[Library],
+        _plan: &mut Plan,
+    ) -> Result<()> {
         Ok(())
     }
 
-    fn source_header(&self, dir: &Path) -> String {
-        read_go_header(dir)
+    fn source_header(&self, files: Source) -> String {
+        read_go_header(files)
     }
 
     fn after_generate(&self, dir: &Path, project: &ProjectFile, written: &[PathBuf]) -> Result<()> {
@@ -404,8 +410,9 @@ impl Layout for GoBase {
         post_steps::run(dir, &changes)
     }
 
-    fn current_license(&self, dir: &Path) -> Option<License> {
-        std::fs::read_to_string(dir.join(BOILERPLATE_PATH))
+    fn current_license(&self, files: Source) -> Option<License> {
+        files
+            .read_to_string(BOILERPLATE_PATH)
             .ok()
             .map(License::Custom)
     }
@@ -631,18 +638,15 @@ fn base_context(project: &ProjectFile, go_header: &str) -> Result<crate::machine
 
 /// The Go file header of an existing project, from hack/boilerplate.go.txt
 /// (none when the file is missing or empty).
-fn read_go_header(dir: &Path) -> String {
-    let boilerplate = std::fs::read_to_string(dir.join(BOILERPLATE_PATH)).unwrap_or_default();
+fn read_go_header(files: Source) -> String {
+    let boilerplate = files.read_to_string(BOILERPLATE_PATH).unwrap_or_default();
     go_header(&boilerplate)
 }
 
-/// The module path declared by `<dir>/go.mod`, if there is one.
-fn module_of_go_mod(dir: &Path) -> Result<Option<String>> {
-    let path = dir.join("go.mod");
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+/// The module path declared by the project's go.mod, if there is one.
+fn module_of_go_mod(files: Source) -> Result<Option<String>> {
+    let Some(text) = read_if_present(files, Path::new("go.mod"))? else {
+        return Ok(None);
     };
     Ok(text.lines().find_map(|line| {
         let rest = line.trim().strip_prefix("module")?;

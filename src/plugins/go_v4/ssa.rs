@@ -7,7 +7,7 @@
 
 use super::types_file;
 use crate::machinery::rewrite::read_if_present;
-use crate::machinery::{Change, Plan};
+use crate::machinery::{Change, Plan, Source};
 use crate::plugins::{ApiContext, Output};
 use crate::project::{ProjectFile, ResourceEntry};
 use crate::resource::Resource;
@@ -59,11 +59,11 @@ pub fn plan(ctx: &ApiContext, group_dir: &str, out: &mut Output) -> Result<()> {
         fallback: None,
     });
     let known = plan_opt_outs(ctx, group_dir, &mut out.plan)?;
-    if let Some(note) = untracked_kinds_note(ctx.dir, &package, &known) {
+    if let Some(note) = untracked_kinds_note(ctx.files, &package, &known) {
         out.notes.push(note);
     }
     if !others(ctx.project, resource).any(has_ssa)
-        && let Some(note) = plan_makefile(ctx.dir, &mut out.plan)?
+        && let Some(note) = plan_makefile(ctx.files, &mut out.plan)?
     {
         out.notes.push(note);
     }
@@ -84,7 +84,7 @@ fn plan_opt_outs(ctx: &ApiContext, group_dir: &str, plan: &mut Plan) -> Result<V
         if entry.api.is_none() || has_ssa(entry) {
             continue;
         }
-        let Some(text) = read_if_present(ctx.dir, &path)? else {
+        let Some(text) = read_if_present(ctx.files, &path)? else {
             continue;
         };
         if !text.contains(OPT_OUT.1) {
@@ -100,11 +100,12 @@ fn plan_opt_outs(ctx: &ApiContext, group_dir: &str, plan: &mut Plan) -> Result<V
 }
 
 /// A note naming the types files of `package` that are not in `known`.
-fn untracked_kinds_note(dir: &Path, package: &Path, known: &[PathBuf]) -> Option<String> {
-    let mut untracked: Vec<String> = std::fs::read_dir(dir.join(package))
+fn untracked_kinds_note(files: Source, package: &Path, known: &[PathBuf]) -> Option<String> {
+    let mut untracked: Vec<String> = files
+        .list(package)
         .ok()?
-        .flatten()
-        .map(|entry| package.join(entry.file_name()))
+        .into_iter()
+        .map(|(name, _)| package.join(name))
         .filter(|path| path.to_string_lossy().ends_with("_types.go") && !known.contains(path))
         .map(|path| path.display().to_string())
         .collect();
@@ -123,9 +124,9 @@ fn untracked_kinds_note(dir: &Path, package: &Path, known: &[PathBuf]) -> Option
 /// Makefile, unless the Makefile already generates them (the word
 /// `applyconfiguration` anywhere, as in the `generate` target of projects
 /// made before). Returns a note when the target is not as scaffolded.
-fn plan_makefile(dir: &Path, plan: &mut Plan) -> Result<Option<String>> {
+fn plan_makefile(files: Source, plan: &mut Plan) -> Result<Option<String>> {
     let path = Path::new("Makefile");
-    let Some(text) = read_if_present(dir, path)? else {
+    let Some(text) = read_if_present(files, path)? else {
         return Ok(None);
     };
     let text = text.replace("\r\n", "\n");

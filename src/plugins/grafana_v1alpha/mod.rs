@@ -14,7 +14,7 @@ mod config;
 
 use super::{EditContext, EditHook, Output, Plugin, Role};
 use crate::machinery::rewrite::read_if_present;
-use crate::machinery::{Change, Context, Templates};
+use crate::machinery::{Change, Context, Source, Templates};
 use anyhow::{Context as _, Result};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -67,7 +67,7 @@ impl EditHook for Grafana {
             super::manager_exports_metric(&layout, name)
         });
         templates.plan_tree("edit", &context, &[], &mut out.plan)?;
-        if let Some(dashboard) = custom_dashboard(ctx.dir, &templates)? {
+        if let Some(dashboard) = custom_dashboard(ctx.files, &templates)? {
             out.plan.push(Change::Write {
                 path: CUSTOM_DASHBOARD_PATH.into(),
                 contents: dashboard,
@@ -84,8 +84,8 @@ impl EditHook for Grafana {
 
 /// The custom-metrics dashboard for the metrics the project's config.yaml
 /// lists; `None` while it lists none (or does not exist yet).
-fn custom_dashboard(dir: &Path, templates: &Templates) -> Result<Option<String>> {
-    let Some(text) = read_if_present(dir, Path::new(CONFIG_PATH))? else {
+fn custom_dashboard(files: Source, templates: &Templates) -> Result<Option<String>> {
+    let Some(text) = read_if_present(files, Path::new(CONFIG_PATH))? else {
         return Ok(None);
     };
     let metrics = config::parse_custom_metrics(&text)

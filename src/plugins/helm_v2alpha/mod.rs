@@ -34,7 +34,7 @@ use super::flags::args_of;
 use super::{EditContext, EditHook, Output, Plugin, Role, Toolchain};
 use crate::machinery::rewrite::read_if_present;
 use crate::machinery::steps::{Progress, Step};
-use crate::machinery::{Change, Context, Syntax, Templates};
+use crate::machinery::{Change, Context, Source, Syntax, Templates};
 use crate::project::ProjectFile;
 use anyhow::{Result, bail};
 use manifests::Manifests;
@@ -130,7 +130,7 @@ impl EditHook for Helm {
         if manifests.is_some_and(|m| m != DEFAULT_MANIFESTS) {
             return Ok(());
         }
-        if !has_make_target(dir, "build-installer")? {
+        if !has_make_target(Source::Dir(dir), "build-installer")? {
             return Ok(());
         }
         Progress::new().run(dir, &Step::new("make", &["build-installer"]))
@@ -192,13 +192,13 @@ fn manifests_text(
     missing: Missing,
 ) -> Result<Option<String>> {
     let path = Path::new(&settings.manifests);
-    if let Some(text) = read_if_present(ctx.dir, path)? {
+    if let Some(text) = read_if_present(ctx.files, path)? {
         return Ok(Some(text));
     }
     if missing == Missing::Skip {
         return Ok(None);
     }
-    if settings.manifests != DEFAULT_MANIFESTS || !has_make_target(ctx.dir, "build-installer")? {
+    if settings.manifests != DEFAULT_MANIFESTS || !has_make_target(ctx.files, "build-installer")? {
         bail!(
             "{} does not exist: run `make build-installer` first (the chart is built from its kustomize output), or name the file with --manifests",
             settings.manifests
@@ -212,11 +212,17 @@ fn manifests_text(
         ));
         return Ok(None);
     }
+    let Some(dir) = ctx.files.dir() else {
+        bail!(
+            "{} does not exist, and `make build-installer` runs only in the project's directory",
+            settings.manifests
+        );
+    };
     let progress = Progress::new();
     for target in BUILD_TARGETS {
-        progress.run(ctx.dir, &Step::new("make", &[target]))?;
+        progress.run(dir, &Step::new("make", &[target]))?;
     }
-    match read_if_present(ctx.dir, path)? {
+    match read_if_present(ctx.files, path)? {
         Some(text) => Ok(Some(text)),
         None => bail!(
             "`make build-installer` did not write {}: check its recipe in the Makefile, or name the kustomize output with --manifests",
@@ -226,8 +232,8 @@ fn manifests_text(
 }
 
 /// Whether the project's Makefile has a rule for `target`.
-fn has_make_target(dir: &Path, target: &str) -> Result<bool> {
-    let makefile = read_if_present(dir, Path::new("Makefile"))?.unwrap_or_default();
+fn has_make_target(files: Source, target: &str) -> Result<bool> {
+    let makefile = read_if_present(files, Path::new("Makefile"))?.unwrap_or_default();
     let rule = format!("{target}:");
     Ok(makefile.lines().any(|l| l.starts_with(&rule)))
 }
@@ -345,7 +351,7 @@ fn plan_project_files(
     go: bool,
     out: &mut Output,
 ) -> Result<()> {
-    let makefile = read_if_present(ctx.dir, Path::new("Makefile"))?;
+    let makefile = read_if_present(ctx.files, Path::new("Makefile"))?;
     let has_targets = |text: &String| text.lines().any(|l| l.starts_with("helm-deploy:"));
     if makefile.as_ref().is_some_and(|text| !has_targets(text)) {
         out.plan.push(Change::Append {
@@ -415,7 +421,7 @@ fn plan_chart(
 /// values.yaml: written when missing or with `--force`; otherwise the
 /// user's file is kept and gains only the top-level sections it lacks.
 fn values_change(ctx: &EditContext, path: PathBuf, contents: String) -> Result<Change> {
-    let existing = read_if_present(ctx.dir, &path)?;
+    let existing = read_if_present(ctx.files, &path)?;
     let Some(existing) = existing.filter(|_| !ctx.settings.force) else {
         return Ok(Change::Write { path, contents });
     };

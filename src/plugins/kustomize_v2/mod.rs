@@ -11,7 +11,7 @@ use super::{
     ManifestsLayout, Output, Plugin, Role, WebhookContext,
 };
 use crate::machinery::rewrite::{self, Rewrite, read_if_present};
-use crate::machinery::{Change, Context, Fragments, Templates};
+use crate::machinery::{Change, Context, Fragments, Source, Templates};
 use crate::project::ProjectFile;
 use crate::resource::Resource;
 use anyhow::{Result, bail};
@@ -156,7 +156,7 @@ impl EditHook for Kustomize {
 
     fn namespace_rewrites(
         &self,
-        dir: &Path,
+        files: Source,
         project: &ProjectFile,
         namespaced: bool,
     ) -> Result<Vec<Rewrite>> {
@@ -173,7 +173,7 @@ impl EditHook for Kustomize {
         rewrite::init_template_rewrites(
             TEMPLATE_DIR,
             NAMESPACE_DEPENDENT,
-            dir,
+            files,
             (&from, &to),
             |path, current| match path {
                 ROLE_PATH => Some(switch_generated_role(current, namespaced, &namespace)),
@@ -187,14 +187,14 @@ impl EditHook for Kustomize {
 impl ManifestsLayout for Kustomize {
     fn plan_manager_env(
         &self,
-        dir: &Path,
+        files: Source,
         name: &str,
         value: &str,
         by: &str,
         out: &mut Output,
     ) -> Result<()> {
         let path = Path::new(MANAGER_PATH);
-        let Some(text) = read_if_present(dir, path)? else {
+        let Some(text) = read_if_present(files, path)? else {
             bail!(
                 "{MANAGER_PATH} does not exist, and {by} passes {name} to the manager there: restore it (the kustomize/v2 plugin writes it on init)"
             );

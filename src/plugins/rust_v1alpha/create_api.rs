@@ -64,7 +64,7 @@ pub(crate) fn template_context(ctx: &ApiContext) -> (Context, Vec<(&'static str,
     } else {
         String::new()
     };
-    let suite = suite_file(ctx.dir, "controllers");
+    let suite = suite_file(ctx.files, "controllers");
     let vars = vec![
         ("group_dir", group_dir),
         ("version", resource.version.clone()),
@@ -73,7 +73,7 @@ pub(crate) fn template_context(ctx: &ApiContext) -> (Context, Vec<(&'static str,
         ("test", controller.test_module.clone()),
         ("suite", suite.to_string()),
     ];
-    let mut context = base_context(project, &read_rust_header(ctx.dir));
+    let mut context = base_context(project, &read_rust_header(ctx.files));
     context.insert("resource", resource);
     context.insert("api", &api);
     context.insert("controller", &controller);
@@ -119,7 +119,7 @@ pub fn plan(ctx: &ApiContext, plan: &mut Plan) -> Result<()> {
         }
         if own_controller {
             render.files("test-support", plan)?;
-            if suite_file(ctx.dir, "controllers") == "mod.rs" {
+            if suite_file(ctx.files, "controllers") == "mod.rs" {
                 render.files("test-suite", plan)?;
                 render.fragments("controller-suite", plan)?;
             }
@@ -138,7 +138,7 @@ const MANAGER_MODULE: &str = "src/manager/mod.rs";
 /// `controllers` the new controller's line goes into. The new controller
 /// would not build there.
 fn refuse_manager_without_runner(ctx: &ApiContext) -> Result<()> {
-    let text = std::fs::read_to_string(ctx.dir.join(MANAGER_MODULE)).unwrap_or_default();
+    let text = ctx.files.read_to_string(MANAGER_MODULE).unwrap_or_default();
     if text
         .lines()
         .any(|line| line.trim() == "pub use reconciler::Runner;")

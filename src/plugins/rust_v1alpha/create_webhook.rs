@@ -13,7 +13,7 @@ use super::test_suites::suite_file;
 use super::{
     TEMPLATE_DIR, WEBHOOK_DIR, base_context, cargo_toml, external, read_rust_header, versions,
 };
-use crate::machinery::{Change, Fragments, Plan, Templates};
+use crate::machinery::{Change, Fragments, Plan, Source, Templates};
 use crate::plugins::WebhookContext;
 use crate::project::ProjectFile;
 use crate::project::bookkeeping::{self, WebhookOptions};
@@ -92,10 +92,10 @@ pub fn plan(ctx: &WebhookContext, plan: &mut Plan) -> Result<()> {
         ],
     )?;
     let fragments = Fragments::load(TEMPLATE_DIR, "create-webhook")?;
-    let shared_tls = manager_has_module(ctx.dir, "tls");
-    let shared_http = manager_has_module(ctx.dir, "http_server");
-    let suite = suite_file(ctx.dir, "webhooks");
-    let mut context = base_context(project, &read_rust_header(ctx.dir));
+    let shared_tls = manager_has_module(ctx.files, "tls");
+    let shared_http = manager_has_module(ctx.files, "http_server");
+    let suite = suite_file(ctx.files, "webhooks");
+    let mut context = base_context(project, &read_rust_header(ctx.files));
     context.insert("resource", resource);
     context.insert("webhook", &webhook);
     context.insert("manager_webhook_port", &ctx.manager_webhook_port);
@@ -226,21 +226,21 @@ fn plan_spokes(
     Ok(())
 }
 
-/// Whether the manager at `dir` has the module `name` (`pub mod <name>;`
+/// Whether the manager of `files` has the module `name` (`pub mod <name>;`
 /// in src/manager/mod.rs), which the webhook server then shares with it.
-fn manager_has_module(dir: &std::path::Path, name: &str) -> bool {
+fn manager_has_module(files: Source, name: &str) -> bool {
     let declaration = format!("pub mod {name};");
-    std::fs::read_to_string(dir.join(MANAGER_MODULE))
+    files
+        .read_to_string(MANAGER_MODULE)
         .is_ok_and(|text| text.lines().any(|line| line.trim() == declaration))
 }
 
 /// The project's Cargo.toml.
 fn read_cargo_toml(ctx: &WebhookContext) -> Result<String> {
-    let path = ctx.dir.join("Cargo.toml");
-    std::fs::read_to_string(&path).with_context(|| {
+    ctx.files.read_to_string("Cargo.toml").with_context(|| {
         format!(
             "cannot read {}: create webhook edits it to add the webhook server's crates",
-            path.display()
+            ctx.files.shown("Cargo.toml").display()
         )
     })
 }

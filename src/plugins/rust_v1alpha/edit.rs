@@ -5,11 +5,10 @@
 //! a new license header is written to the boilerplate file.
 
 use super::{BOILERPLATE_PATH, TEMPLATE_DIR};
-use crate::machinery::Templates;
 use crate::machinery::clock::current_year;
+use crate::machinery::{Source, Templates};
 use crate::plugins::{EditContext, License, Output, plan_boilerplate_edit};
 use anyhow::Result;
-use std::path::Path;
 
 /// Plans the Rust side of `edit`.
 pub fn plan(ctx: &EditContext, out: &mut Output) -> Result<()> {
@@ -19,7 +18,7 @@ pub fn plan(ctx: &EditContext, out: &mut Output) -> Result<()> {
         out.notes.push(multigroup_note(target));
     }
     if let Some(license) = &ctx.settings.license {
-        edit_license(ctx.dir, license, ctx.settings.owner.as_deref(), out)?;
+        edit_license(ctx.files, license, ctx.settings.owner.as_deref(), out)?;
     }
     Ok(())
 }
@@ -39,7 +38,7 @@ fn multigroup_note(target: bool) -> String {
 
 /// Writes the boilerplate for a new license header.
 fn edit_license(
-    dir: &Path,
+    files: Source,
     license: &License,
     owner: Option<&str>,
     out: &mut Output,
@@ -49,5 +48,5 @@ fn edit_license(
     let note = format!(
         "Existing Rust files keep their header; files scaffolded from now on start with the new {BOILERPLATE_PATH}."
     );
-    plan_boilerplate_edit(dir, BOILERPLATE_PATH, contents, note, out)
+    plan_boilerplate_edit(files, BOILERPLATE_PATH, contents, note, out)
 }

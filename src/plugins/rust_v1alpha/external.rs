@@ -16,10 +16,9 @@
 
 use super::cargo_toml;
 use super::names::KEYWORDS;
-use crate::machinery::{Change, Plan};
+use crate::machinery::{Change, Plan, Source as ProjectSource};
 use crate::resource::{ExternalApi, naming};
 use anyhow::{Context as _, Result, bail};
-use std::path::Path;
 
 /// The flags naming a type from another crate.
 #[derive(Debug, Clone, clap::Args)]
@@ -164,8 +163,12 @@ fn is_version_requirement(text: &str) -> bool {
 }
 
 /// Plans the Cargo.toml edit the external type needs (see [`with_crate`]).
-pub(super) fn plan_dependency(dir: &Path, external: &ExternalApi, plan: &mut Plan) -> Result<()> {
-    let text = read_cargo_toml(dir)?;
+pub(super) fn plan_dependency(
+    files: ProjectSource,
+    external: &ExternalApi,
+    plan: &mut Plan,
+) -> Result<()> {
+    let text = read_cargo_toml(files)?;
     let contents = with_crate(&text, external)?;
     if contents != text {
         plan.push(Change::Write {
@@ -204,12 +207,11 @@ pub(super) fn with_crate(text: &str, external: &ExternalApi) -> Result<String> {
 }
 
 /// The project's Cargo.toml.
-pub(super) fn read_cargo_toml(dir: &Path) -> Result<String> {
-    let path = dir.join("Cargo.toml");
-    std::fs::read_to_string(&path).with_context(|| {
+pub(super) fn read_cargo_toml(files: ProjectSource) -> Result<String> {
+    files.read_to_string("Cargo.toml").with_context(|| {
         format!(
             "cannot read {}: an external type's crate is added to it",
-            path.display()
+            files.shown("Cargo.toml").display()
         )
     })
 }

@@ -30,7 +30,7 @@ use super::{
 };
 use crate::machinery::clock::current_year;
 use crate::machinery::steps::{Progress, Step};
-use crate::machinery::{Change, Context, Plan, Templates};
+use crate::machinery::{Change, Context, Plan, Source, Templates};
 use crate::project::ProjectFile;
 use crate::resource::{Origin, Resource};
 use anyhow::{Context as _, Result, bail};
@@ -125,7 +125,7 @@ impl CreateApiHook for RustBase {
 
     fn plan(&self, ctx: &ApiContext, out: &mut Output) -> Result<()> {
         if let Origin::External(external) = &ctx.resource.origin {
-            external::plan_dependency(ctx.dir, external, &mut out.plan)?;
+            external::plan_dependency(ctx.files, external, &mut out.plan)?;
         }
         create_api::plan(ctx, &mut out.plan)
     }
@@ -229,12 +229,12 @@ impl Layout for RustBase {
         make_manifests(dir)
     }
 
-    fn manager_takes_flag(&self, dir: &Path, name: &str) -> Result<bool> {
+    fn manager_takes_flag(&self, files: Source, name: &str) -> Result<bool> {
         // clap derives `--webhook-port` from the field `webhook_port`, unless
         // the field names it with `long = "webhook-port"`.
         let field = format!("{}:", name.replace('-', "_"));
         let literal = format!("\"{name}\"");
-        super::source_defines_flag(dir, FLAGS_PATH, &[&field, &literal])
+        super::source_defines_flag(files, FLAGS_PATH, &[&field, &literal])
     }
 
     fn manager_exports_metric(&self, name: &str) -> bool {
@@ -248,12 +248,13 @@ impl Layout for RustBase {
     /// Adds each library to Cargo.toml's `[dependencies]` (see
     /// [`cargo_toml::with_dependency`]), on top of the edit this command
     /// already planned there.
-    fn plan_libraries(&self, dir: &Path, libraries: &[Library], plan: &mut Plan) -> Result<()> {
+    fn plan_libraries(&self, files: Source, libraries: &[Library], plan: &mut Plan) -> Result<()> {
         let path = Path::new("Cargo.toml");
         let mut text = match plan.planned_contents(path) {
             Some(planned) => planned.to_string(),
-            None => std::fs::read_to_string(dir.join(path))
-                .with_context(|| format!("cannot read {}", dir.join(path).display()))?,
+            None => files
+                .read_to_string(path)
+                .with_context(|| format!("cannot read {}", files.shown(path).display()))?,
         };
         for library in libraries {
             let features: Vec<&str> = library.features.iter().map(String::as_str).collect();
@@ -263,12 +264,13 @@ impl Layout for RustBase {
         Ok(())
     }
 
-    fn source_header(&self, dir: &Path) -> String {
-        read_rust_header(dir)
+    fn source_header(&self, files: Source) -> String {
+        read_rust_header(files)
     }
 
-    fn current_license(&self, dir: &Path) -> Option<License> {
-        std::fs::read_to_string(dir.join(BOILERPLATE_PATH))
+    fn current_license(&self, files: Source) -> Option<License> {
+        files
+            .read_to_string(BOILERPLATE_PATH)
             .ok()
             .map(License::Custom)
     }
@@ -428,10 +430,10 @@ fn base_context(project: &ProjectFile, header: &str) -> Context {
     context
 }
 
-/// The header of `.rs` files in the project at `dir`, from its boilerplate
+/// The header of `.rs` files in the project `files`, from its boilerplate
 /// file (none when the file is missing or empty).
-fn read_rust_header(dir: &Path) -> String {
-    let boilerplate = std::fs::read_to_string(dir.join(BOILERPLATE_PATH)).unwrap_or_default();
+fn read_rust_header(files: Source) -> String {
+    let boilerplate = files.read_to_string(BOILERPLATE_PATH).unwrap_or_default();
     rust_header(&boilerplate)
 }
 

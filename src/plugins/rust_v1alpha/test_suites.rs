@@ -4,12 +4,13 @@
 //! project made before that binary keeps each suite it has as a binary of
 //! its own (tests/<suite>/main.rs), and the suite's later tests go there.
 
+use crate::machinery::Source;
 use std::path::Path;
 
 /// The file that holds the suite `name` (`controllers`, `webhooks`) in the
-/// project at `dir`: `main.rs` for a suite of an older project, else `mod.rs`.
-pub fn suite_file(dir: &Path, name: &str) -> &'static str {
-    if dir.join("tests").join(name).join("main.rs").is_file() {
+/// project `files`: `main.rs` for a suite of an older project, else `mod.rs`.
+pub fn suite_file(files: Source, name: &str) -> &'static str {
+    if files.is_file(Path::new("tests").join(name).join("main.rs")) {
         "main.rs"
     } else {
         "mod.rs"
@@ -23,10 +24,11 @@ mod tests {
     #[test]
     fn an_older_projects_suite_stays_a_binary_of_its_own() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(suite_file(dir.path(), "controllers"), "mod.rs");
+        let files = Source::Dir(dir.path());
+        assert_eq!(suite_file(files, "controllers"), "mod.rs");
         std::fs::create_dir_all(dir.path().join("tests/controllers")).unwrap();
         std::fs::write(dir.path().join("tests/controllers/main.rs"), "").unwrap();
-        assert_eq!(suite_file(dir.path(), "controllers"), "main.rs");
-        assert_eq!(suite_file(dir.path(), "webhooks"), "mod.rs");
+        assert_eq!(suite_file(files, "controllers"), "main.rs");
+        assert_eq!(suite_file(files, "webhooks"), "mod.rs");
     }
 }

@@ -10,7 +10,7 @@ use super::{
     ApiContext, ApiTemplateContext, CreateApiHook, Given, InitContext, InitHook, Layout, Library,
     License, Output, Plugin, ReplaySettings, Role,
 };
-use crate::machinery::{Change, Context, Plan};
+use crate::machinery::{Change, Context, Plan, Source};
 use crate::project::ProjectFile;
 use anyhow::Result;
 use std::path::{Path, PathBuf};
@@ -133,11 +133,11 @@ impl Layout for Toy {
         Ok(())
     }
 
-    fn current_license(&self, _dir: &Path) -> Option<License> {
+    fn current_license(&self, _files: Source) -> Option<License> {
         None
     }
 
-    fn manager_takes_flag(&self, _dir: &Path, _name: &str) -> Result<bool> {
+    fn manager_takes_flag(&self, _files: Source, _name: &str) -> Result<bool> {
         Ok(false)
     }
 
@@ -146,11 +146,16 @@ impl Layout for Toy {
     }
 
     /// Nothing: a toy project has no dependencies.
-    fn plan_libraries(&self, _dir: &Path, _libraries: &[Library], _plan: &mut Plan) -> Result<()> {
+    fn plan_libraries(
+        &self,
+        _files: Source,
+        _libraries: &[Library],
+        _plan: &mut Plan,
+    ) -> Result<()> {
         Ok(())
     }
 
-    fn source_header(&self, _dir: &Path) -> String {
+    fn source_header(&self, _files: Source) -> String {
         String::new()
     }
 }
@@ -172,7 +177,7 @@ fn render(source: &str, context: minijinja::Value) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::commands::alpha_generate::scaffold_project;
+    use crate::commands::alpha_generate::scaffold_tree;
     use crate::ops::create_api::{self, ApiRequest};
     use crate::ops::init::{self, InitOptions, InitRequest};
     use crate::ops::{ResourceName, ResourceSpec};
@@ -202,7 +207,7 @@ mod tests {
             options: init_options(),
             flags,
         };
-        let plan = init::plan(dir, &request).unwrap();
+        let plan = init::plan(Source::Dir(dir), &request).unwrap();
         plan.resolve(dir, false).unwrap().apply().unwrap();
     }
 
@@ -225,7 +230,7 @@ mod tests {
             },
             flags: Flags::defaults(Hook::CreateApi),
         };
-        let (out, _) = create_api::plan(dir, &mut project, &request).unwrap();
+        let (out, _) = create_api::plan(Source::Dir(dir), &mut project, &request).unwrap();
         out.plan.resolve(dir, false).unwrap().apply().unwrap();
     }
 
@@ -264,7 +269,7 @@ mod tests {
         let layout = chain.layout().unwrap();
         assert_eq!((layout.name(), layout.language()), ("toy/v1", "toy"));
         let tmp = tempfile::tempdir().unwrap();
-        assert!(!manager_takes_flag(&chain, tmp.path(), "webhook-port").unwrap());
+        assert!(!manager_takes_flag(&chain, Source::Dir(tmp.path()), "webhook-port").unwrap());
         // Its flag is refused where it does not run, and shown where it does.
         let flags = Flags::parse(Hook::Init, &["--toy-greeting=Hi.".to_string()]).unwrap();
         assert!(flags.check_chain(&Chain::parse("go/v4").unwrap()).is_err());
@@ -278,14 +283,16 @@ mod tests {
 
     #[test]
     fn alpha_generate_replays_the_layout_with_its_own_options() {
-        let (original, new) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let original = tempfile::tempdir().unwrap();
         init(original.path(), &[]);
         create_api(original.path(), "Captain");
-        scaffold_project(original.path(), new.path()).unwrap();
-        let readme = read(new.path(), "README.md");
+        let input = crate::machinery::tree::read_dir(original.path(), &[]).unwrap();
+        let new = scaffold_tree(&input).unwrap();
+        let text = |path: &str| String::from_utf8(new[Path::new(path)].bytes.clone()).unwrap();
+        let readme = text("README.md");
         assert!(readme.contains("\n\nAgain. This project"), "{readme}");
         assert_eq!(
-            read(new.path(), "apis/crew/v1/captain.toy"),
+            text("apis/crew/v1/captain.toy"),
             read(original.path(), "apis/crew/v1/captain.toy")
         );
     }

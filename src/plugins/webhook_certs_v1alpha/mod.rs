@@ -20,7 +20,7 @@ use super::{
     Output, Plugin, Role, WebhookContext,
 };
 use crate::machinery::rewrite::read_if_present;
-use crate::machinery::{Context, Fragments, Templates, embedded_text};
+use crate::machinery::{Context, Fragments, Source, Templates, embedded_text};
 use crate::project::{ProjectFile, ResourceEntry};
 use crate::resource::Resource;
 use anyhow::{Context as _, Result, anyhow, bail};
@@ -82,7 +82,7 @@ impl InitHook for WebhookCerts {
 
 impl CreateWebhookHook for WebhookCerts {
     fn plan(&self, ctx: &WebhookContext, out: &mut Output) -> Result<()> {
-        plan_shared(ctx.chain, ctx.dir, ctx.project, out)?;
+        plan_shared(ctx.chain, ctx.files, ctx.project, out)?;
         if ctx.options.conversion {
             plan_conversion(ctx.resource, out)?;
         }
@@ -111,7 +111,7 @@ impl EditHook for WebhookCerts {
             );
         }
         if !with_webhooks.is_empty() {
-            plan_shared(ctx.chain, ctx.dir, project, out)?;
+            plan_shared(ctx.chain, ctx.files, project, out)?;
         }
         let domain = project.domain.as_deref().unwrap_or_default();
         let converting = with_webhooks.into_iter().filter(|entry| {
@@ -192,13 +192,18 @@ fn code_folder(language: &str) -> String {
 /// Plans what every webhook shares: the manager's code and the component
 /// (kept once written), the call in main.go and the component in the default
 /// overlay (each once).
-fn plan_shared(chain: &Chain, dir: &Path, project: &ProjectFile, out: &mut Output) -> Result<()> {
+fn plan_shared(
+    chain: &Chain,
+    files: Source,
+    project: &ProjectFile,
+    out: &mut Output,
+) -> Result<()> {
     let layout = check_layout(chain)?;
     let language = layout.language();
     let templates = Templates::load(TEMPLATE_DIR, &["create-webhook"])?;
     let fragments = Fragments::load(TEMPLATE_DIR, "create-webhook")?;
     let mut context = Context::new();
-    context.insert("header", &layout.source_header(dir));
+    context.insert("header", &layout.source_header(files));
     context.insert("repo", project.repo.as_deref().unwrap_or_default());
     context.insert(
         "project_name",
@@ -207,8 +212,8 @@ fn plan_shared(chain: &Chain, dir: &Path, project: &ProjectFile, out: &mut Outpu
     templates.plan_tree(&code_folder(language), &context, &[], &mut out.plan)?;
     templates.plan_tree("create-webhook/config", &context, &[], &mut out.plan)?;
     fragments.plan(language, &templates, &context, &[], &mut out.plan)?;
-    layout.plan_libraries(dir, &libraries(language)?, &mut out.plan)?;
-    if !includes_component(dir)? {
+    layout.plan_libraries(files, &libraries(language)?, &mut out.plan)?;
+    if !includes_component(files)? {
         fragments.plan("common", &templates, &context, &[], &mut out.plan)?;
     }
     Ok(())
@@ -226,8 +231,8 @@ fn plan_conversion(resource: &Resource, out: &mut Output) -> Result<()> {
 
 /// Whether the default overlay already includes the component (the append
 /// of a later webhook would add a second `components:` key).
-fn includes_component(dir: &Path) -> Result<bool> {
-    let text = read_if_present(dir, Path::new(DEFAULT_OVERLAY))?.unwrap_or_default();
+fn includes_component(files: Source) -> Result<bool> {
+    let text = read_if_present(files, Path::new(DEFAULT_OVERLAY))?.unwrap_or_default();
     Ok(text.lines().any(|line| line.trim() == "- ../webhook-certs"))
 }
 

@@ -207,3 +207,122 @@ fn a_record_already_packed_by_git_is_continued() {
     assert_eq!(record(&dir).len(), COMMANDS.len());
     git(&dir, &["fsck", "--strict", "--no-dangling"]);
 }
+
+/// Projects of every plugin that takes part in a re-scaffold, each a list
+/// of commands (no post-steps).
+const RICH_PROJECTS: [&[&str]; 2] = [
+    &[
+        "init --plugins go/v4,grafana.kubebuilder.io/v1-alpha,autoupdate.kubebuilder.io/v1-alpha --domain example.com --repo example.com/ship --fetch-deps=false --skip-go-version-check --license none",
+        "create api --group crew --version v1 --kind Captain --resource --controller --make=false",
+        "create api --group crew --version v2 --kind Captain --resource --controller=false --make=false",
+        "create webhook --group crew --version v1 --kind Captain --defaulting --programmatic-validation --conversion --spoke v2 --make=false",
+        "create api --plugins deploy-image.go.kubebuilder.io/v1-alpha --group cache --version v1alpha1 --kind Memcached --image memcached:1.6 --make=false --manifests=false",
+        "create webhook --group apps --version v1 --kind Deployment --defaulting --make=false",
+    ],
+    &[
+        "init --plugins rust/v1-alpha,webhook-certs/v1-alpha --domain example.com --project-name fleet",
+        "create api --group crew --version v1 --kind Captain --resource --controller",
+        "create webhook --group crew --version v1 --kind Captain --defaulting --programmatic-validation",
+        "create api --group sea --version v1 --kind Whale --resource --controller",
+    ],
+];
+
+/// The files of `tree` in the repository `dir`: path, mode, bytes.
+fn files_of_tree(dir: &Path, tree: &str) -> Vec<(String, String, Vec<u8>)> {
+    let listing = git(dir, &["ls-tree", "-r", "-z", tree]);
+    listing
+        .split('\0')
+        .filter(|line| !line.is_empty())
+        .map(|line| {
+            let (meta, path) = line.split_once('\t').unwrap();
+            let parts: Vec<&str> = meta.split_whitespace().collect();
+            let bytes = Command::new(real_git())
+                .args(["cat-file", "blob", parts[2]])
+                .current_dir(dir)
+                .output()
+                .unwrap()
+                .stdout;
+            (path.to_string(), parts[0].to_string(), bytes)
+        })
+        .collect()
+}
+
+/// The files below `root` as git would record them: path, mode, bytes.
+fn files_of_dir(root: &Path) -> Vec<(String, String, Vec<u8>)> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let mut files = Vec::new();
+    let mut pending = vec![root.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+                continue;
+            }
+            let executable = path.metadata().unwrap().permissions().mode() & 0o111 != 0;
+            let mode = if executable { "100755" } else { "100644" };
+            let relative = path
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            files.push((relative, mode.to_string(), std::fs::read(&path).unwrap()));
+        }
+    }
+    files.sort();
+    files
+}
+
+/// The record of a project is the scaffold `alpha generate` writes of its
+/// PROJECT: the one is made in memory (no temporary directory: `TMPDIR`
+/// leads nowhere), the other in a staging directory, through the same
+/// plans, for every plugin that takes part in them.
+#[test]
+fn the_record_made_in_memory_is_the_scaffold_alpha_generate_writes() {
+    for commands in RICH_PROJECTS {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = repository(tmp.path(), "repo");
+        let nowhere = tmp.path().join("no-such-dir");
+        for command in commands {
+            let output = kb(&dir)
+                .args(command.split_whitespace())
+                .env("TMPDIR", &nowhere)
+                .output()
+                .unwrap();
+            assert!(output.status.success(), "{command}: {}", stderr(&output));
+            assert!(
+                !stderr(&output).contains("Warning"),
+                "{command}: {}",
+                stderr(&output)
+            );
+        }
+        let generated = tmp.path().join("generated");
+        let output = kb(&dir)
+            .args(["alpha", "generate", "--make=false", "--output-dir"])
+            .arg(&generated)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "alpha generate: {}",
+            stderr(&output)
+        );
+        let recorded = files_of_tree(&dir, RECORD);
+        let written = files_of_dir(&generated);
+        let names = |files: &[(String, String, Vec<u8>)]| -> Vec<String> {
+            files
+                .iter()
+                .map(|(path, mode, _)| format!("{mode} {path}"))
+                .collect()
+        };
+        assert_eq!(names(&recorded), names(&written), "{}", commands[0]);
+        for (record, generate) in recorded.iter().zip(&written) {
+            assert!(
+                record.2 == generate.2,
+                "{} differs between the record and alpha generate ({})",
+                record.0,
+                commands[0]
+            );
+        }
+    }
+}
