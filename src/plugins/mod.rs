@@ -629,8 +629,16 @@ pub trait Layout: Sync {
     /// Plans `libraries` (of the layout's language) into the dependencies
     /// of the project `files`, for code an optional plugin adds; on top
     /// of what `plan` already holds for the dependency file. A layout whose
-    /// toolchain finds the libraries from the code itself plans nothing.
-    fn plan_libraries(&self, files: Source, libraries: &[Library], plan: &mut Plan) -> Result<()>;
+    /// toolchain finds the libraries from the code itself (Go's `go mod
+    /// tidy`), or has none, plans nothing: the default.
+    fn plan_libraries(
+        &self,
+        _files: Source,
+        _libraries: &[Library],
+        _plan: &mut Plan,
+    ) -> Result<()> {
+        Ok(())
+    }
 
     /// After `alpha generate` wrote a whole project (with `--make`): what the
     /// post-steps of every command together would do.

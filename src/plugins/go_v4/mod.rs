@@ -23,12 +23,12 @@ pub use versions::{Versions, versions};
 use super::flags::args_of;
 use super::{
     AfterWrite, ApiContext, ApiTemplateContext, CreateApiHook, CreateWebhookHook, DomainOption,
-    EditContext, EditHook, Flags, Given, InitContext, InitHook, Layout, Library, License, Output,
-    Plugin, ReplaySettings, Role, Toolchain, UpdateHook, WebhookContext,
+    EditContext, EditHook, Flags, Given, InitContext, InitHook, Layout, License, Output, Plugin,
+    ReplaySettings, Role, Toolchain, UpdateHook, WebhookContext,
 };
 use crate::machinery::clock::current_year;
 use crate::machinery::rewrite::read_if_present;
-use crate::machinery::{Change, Plan, Rewrite, Rule, Source, Templates};
+use crate::machinery::{Change, Rewrite, Rule, Source, Templates};
 use crate::project::ProjectFile;
 use crate::project::bookkeeping::ApiOptions;
 use crate::resource::{ExternalApi, Origin, Resource, naming};
@@ -378,16 +378,6 @@ impl Layout for GoBase {
 
     fn webhook_dir(&self) -> &'static str {
         WEBHOOK_DIR
-    }
-
-    /// Nothing: the post-step `go mod tidy` adds the modules the code imports.
-    fn plan_libraries(
-        &self,
-        _files: Source,
-        _libraries: &[Library],
-        _plan: &mut Plan,
-    ) -> Result<()> {
-        Ok(())
     }
 
     fn source_header(&self, files: Source) -> String {

@@ -7,10 +7,10 @@
 
 use super::flags::args_of;
 use super::{
-    ApiContext, ApiTemplateContext, CreateApiHook, Given, InitContext, InitHook, Layout, Library,
-    License, Output, Plugin, ReplaySettings, Role,
+    ApiContext, ApiTemplateContext, CreateApiHook, Given, InitContext, InitHook, Layout, License,
+    Output, Plugin, ReplaySettings, Role,
 };
-use crate::machinery::{Change, Context, Plan, Source};
+use crate::machinery::{Change, Context, Source};
 use crate::project::ProjectFile;
 use anyhow::Result;
 use std::path::{Path, PathBuf};
@@ -143,16 +143,6 @@ impl Layout for Toy {
 
     fn webhook_dir(&self) -> &'static str {
         "webhooks"
-    }
-
-    /// Nothing: a toy project has no dependencies.
-    fn plan_libraries(
-        &self,
-        _files: Source,
-        _libraries: &[Library],
-        _plan: &mut Plan,
-    ) -> Result<()> {
-        Ok(())
     }
 
     fn source_header(&self, _files: Source) -> String {

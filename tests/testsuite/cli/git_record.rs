@@ -8,6 +8,7 @@
 //! which logs its arguments and runs the real one.
 
 use crate::common::{empty_project_dir, kb, stderr, stdout};
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -48,13 +49,12 @@ fn logging_git(tmp: &Path, log: &Path) -> std::ffi::OsString {
     std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(&path))).unwrap()
 }
 
-/// Runs [`COMMANDS`] in `dir` with `path` as `PATH` and the extra
-/// environment `env`; panics when one fails.
-fn run_commands(dir: &Path, path: &std::ffi::OsStr, env: &[(&str, &str)]) {
-    for command in COMMANDS {
+/// Runs `commands` in `dir` with the extra environment `env`; panics when
+/// one fails or warns.
+fn run_commands(dir: &Path, commands: &[&str], env: &[(&str, &OsStr)]) {
+    for command in commands {
         let output = kb(dir)
             .args(command.split_whitespace())
-            .env("PATH", path)
             .envs(env.iter().copied())
             .output()
             .unwrap();
@@ -114,13 +114,13 @@ fn no_git_process_runs_outside_a_work_tree_or_below_its_top_level() {
     let (tmp, dir) = empty_project_dir("ship");
     let log = tmp.path().join("git.log");
     let path = logging_git(tmp.path(), &log);
-    run_commands(&dir, &path, &[]);
+    run_commands(&dir, &COMMANDS, &[("PATH", &path)]);
     assert_eq!(calls(&log), Vec::<String>::new(), "outside a work tree");
 
     let top = repository(tmp.path(), "repo");
     let below = top.join("operators/ship");
     std::fs::create_dir_all(&below).unwrap();
-    run_commands(&below, &path, &[]);
+    run_commands(&below, &COMMANDS, &[("PATH", &path)]);
     assert_eq!(calls(&log), Vec::<String>::new(), "below the top level");
     assert!(
         git(&top, &["for-each-ref", RECORD]).is_empty(),
@@ -134,14 +134,18 @@ fn the_record_is_written_without_git_as_git_writes_it() {
     let log = tmp.path().join("git.log");
     let path = logging_git(tmp.path(), &log);
     let ours = repository(tmp.path(), "ours");
-    run_commands(&ours, &path, &[]);
+    run_commands(&ours, &COMMANDS, &[("PATH", &path)]);
     assert_eq!(calls(&log), Vec::<String>::new(), "git ran");
 
     // The same commands where the environment leaves the record to git's
     // plumbing (a setting passed the way `git -c` passes it).
     let by_git = repository(tmp.path(), "by-git");
-    let setting = [("GIT_CONFIG_PARAMETERS", "'core.quotepath=true'")];
-    run_commands(&by_git, &path, &setting);
+    let setting = OsStr::new("'core.quotepath=true'");
+    run_commands(
+        &by_git,
+        &COMMANDS,
+        &[("PATH", &path), ("GIT_CONFIG_PARAMETERS", setting)],
+    );
     assert!(
         calls(&log)
             .iter()
@@ -283,19 +287,7 @@ fn the_record_made_in_memory_is_the_scaffold_alpha_generate_writes() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = repository(tmp.path(), "repo");
         let nowhere = tmp.path().join("no-such-dir");
-        for command in commands {
-            let output = kb(&dir)
-                .args(command.split_whitespace())
-                .env("TMPDIR", &nowhere)
-                .output()
-                .unwrap();
-            assert!(output.status.success(), "{command}: {}", stderr(&output));
-            assert!(
-                !stderr(&output).contains("Warning"),
-                "{command}: {}",
-                stderr(&output)
-            );
-        }
+        run_commands(&dir, commands, &[("TMPDIR", nowhere.as_os_str())]);
         let generated = tmp.path().join("generated");
         let output = kb(&dir)
             .args(["alpha", "generate", "--make=false", "--output-dir"])
