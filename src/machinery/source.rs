@@ -5,7 +5,7 @@
 //! Planning reads the project only through a [`Source`]; paths are relative
 //! to the project's root. Writing stays with [`super::Resolved`].
 
-use super::tree::{MODE_EXECUTABLE, MODE_SYMLINK, Tree};
+use super::tree::{MODE_SYMLINK, Tree};
 use std::io::{Error, ErrorKind, Result};
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
@@ -22,10 +22,8 @@ pub enum Source<'a> {
 /// What a path of a [`Source`] holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
-    /// A plain file.
+    /// A file.
     File,
-    /// An executable file.
-    Executable,
     /// A folder.
     Folder,
     /// A symbolic link (on disk: to nothing, or outside what it can follow).
@@ -58,7 +56,6 @@ impl<'a> Source<'a> {
 
     /// The text of the file at `path`, which must be UTF-8.
     pub fn read_to_string(self, path: impl AsRef<Path>) -> Result<String> {
-        let path = path.as_ref();
         String::from_utf8(self.read(path)?)
             .map_err(|_| Error::new(ErrorKind::InvalidData, "not a UTF-8 text file"))
     }
@@ -71,30 +68,21 @@ impl<'a> Source<'a> {
                 let full = dir.join(path);
                 match std::fs::metadata(&full) {
                     Ok(meta) if meta.is_dir() => Some(Kind::Folder),
-                    Ok(meta) => {
-                        use std::os::unix::fs::PermissionsExt as _;
-                        Some(if meta.permissions().mode() & 0o111 != 0 {
-                            Kind::Executable
-                        } else {
-                            Kind::File
-                        })
-                    }
+                    Ok(_) => Some(Kind::File),
                     Err(_) => std::fs::symlink_metadata(&full).ok().map(|_| Kind::Link),
                 }
             }
             Source::Memory(tree) => match tree.get(path) {
                 Some(entry) if entry.mode == MODE_SYMLINK => Some(Kind::Link),
-                Some(entry) if entry.mode == MODE_EXECUTABLE => Some(Kind::Executable),
                 Some(_) => Some(Kind::File),
                 None => self.is_folder(path).then_some(Kind::Folder),
             },
         }
     }
 
-    /// Whether `path` is a file (executable or not).
+    /// Whether `path` is a file.
     pub fn is_file(self, path: impl AsRef<Path>) -> bool {
-        let path = path.as_ref();
-        matches!(self.kind(path), Some(Kind::File | Kind::Executable))
+        self.kind(path) == Some(Kind::File)
     }
 
     /// Whether `path` is a file or a folder (as `Path::exists` on disk).
@@ -104,7 +92,6 @@ impl<'a> Source<'a> {
 
     /// Whether `path` is a folder.
     pub fn is_dir(self, path: impl AsRef<Path>) -> bool {
-        let path = path.as_ref();
         self.kind(path) == Some(Kind::Folder)
     }
 
