@@ -9,14 +9,15 @@
 //! that differ from the original.
 
 use crate::cli::GenerateArgs;
-use crate::machinery::clock::DateTime;
+use crate::machinery::checkpoints::{self, Checkpoints};
+use crate::machinery::clock::{DateTime, current_year};
 use crate::machinery::durable;
 use crate::machinery::tree::{self, Tree};
 use crate::machinery::{Change, Plan, Source};
 use crate::ops::replay::{self, Order, Request, Step};
 use crate::plugins::chain::current_layout_key;
 use crate::plugins::{Chain, ReplaySettings};
-use crate::project::{self, Project};
+use crate::project::{self, Project, cli_version};
 use anyhow::{Context as _, Result, bail};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -110,7 +111,17 @@ fn project_chain(project: &Project) -> Result<Chain> {
 /// --make=false` would make it, without its notes. Made in memory, unless
 /// the chain runs an external plugin (which runs in a directory).
 pub(crate) fn scaffold_tree(input: &Tree) -> Result<Tree> {
-    let input = Source::Memory(input);
+    scaffold_tree_from(input, &mut Checkpoints::default())
+}
+
+/// [`scaffold_tree`], replayed from the last step it shares with the
+/// replay `checkpoints` kept, which then hold this replay's steps. A chain
+/// with an external plugin is replayed whole, and keeps none.
+pub(crate) fn scaffold_tree_from(
+    input_files: &Tree,
+    checkpoints: &mut Checkpoints,
+) -> Result<Tree> {
+    let input = Source::Memory(input_files);
     let mut original = Project::read(input)?;
     modernise_layout(&mut original.file, false);
     let chain = project_chain(&original)?;
@@ -118,21 +129,64 @@ pub(crate) fn scaffold_tree(input: &Tree) -> Result<Tree> {
     let settings = ReplaySettings {
         skip_toolchain_check: true,
     };
+    let salt = checkpoint_salt(&original.file, &chain, license.as_ref(), input_files);
     let steps = replay::steps(&original.file, license, Order::WebhooksWithTheirApi)?;
     let external =
         |plugin: &dyn crate::plugins::Plugin| crate::plugins::by_key(plugin.key()).is_none();
     if chain.iter().any(external) {
+        *checkpoints = Checkpoints::default();
         let staging = Staging::new()?;
         let mut work = Workspace::Dir(&staging.path);
         scaffold(&chain, &settings, &steps, &original.file, input, &mut work)?;
         keep_unknown_keys(&original, &mut work, false)?;
         return tree::read_dir(&staging.path, &[]);
     }
-    let mut scaffold_files = Tree::new();
+    let fingerprints: Vec<String> = steps.iter().map(replay::fingerprint).collect();
+    let keys = checkpoints::chain_keys(&salt, fingerprints.iter().map(String::as_str));
+    let (shared, mut scaffold_files) = checkpoints.resume(&keys);
+    for (step, key) in steps.iter().zip(keys).skip(shared) {
+        let before = scaffold_files.clone();
+        let mut work = Workspace::Memory(&mut scaffold_files);
+        scaffold(
+            &chain,
+            &settings,
+            std::slice::from_ref(step),
+            &original.file,
+            input,
+            &mut work,
+        )?;
+        checkpoints.push(key, &before, &scaffold_files);
+    }
     let mut work = Workspace::Memory(&mut scaffold_files);
-    scaffold(&chain, &settings, &steps, &original.file, input, &mut work)?;
     keep_unknown_keys(&original, &mut work, false)?;
     Ok(scaffold_files)
+}
+
+/// What every step of a replay of `original` depends on besides the step
+/// itself, as the salt of its checkpoints' keys: this build, the year
+/// (licence headers), the chain, the licence kept, PROJECT's keys but its
+/// resources (the steps hold those), and the user files the scaffold keeps.
+fn checkpoint_salt(
+    original: &project::ProjectFile,
+    chain: &Chain,
+    license: Option<&crate::plugins::License>,
+    input: &Tree,
+) -> String {
+    let mut settings = original.clone();
+    settings.resources.clear();
+    let mut salt = format!(
+        "{}\n{}\n{:?}\n{license:?}\n{settings:?}\n",
+        cli_version::current(),
+        current_year(),
+        chain.keys,
+    );
+    for (path, entry) in input {
+        if path != Path::new(project::FILE_NAME) {
+            let id = crate::machinery::git_objects::blob_id(&entry.bytes);
+            salt.push_str(&format!("{} {:o} {id}\n", path.display(), entry.mode));
+        }
+    }
+    salt
 }
 
 /// Where a re-scaffold is made: a staging directory, or memory.

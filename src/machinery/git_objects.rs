@@ -35,7 +35,7 @@ impl Objects {
     /// as git makes its objects.
     pub fn write(&self, kind: &str, body: &[u8]) -> Result<String> {
         let raw = encode(kind, body);
-        let id = hash(&raw);
+        let id = sha1_hex(&raw);
         let path = self.path_of(&id);
         if path.exists() {
             return Ok(id);
@@ -71,7 +71,7 @@ impl Objects {
         let raw = miniz_oxide::inflate::decompress_to_vec_zlib(&compressed)
             .map_err(|e| anyhow::anyhow!("the object {id} is corrupt: {e:?}"))?;
         let (kind, body) = decode(&raw).with_context(|| format!("the object {id} is corrupt"))?;
-        if hash(&raw) != id {
+        if sha1_hex(&raw) != id {
             bail!("the object {id} does not hash to its id");
         }
         Ok(Some((kind, body)))
@@ -92,7 +92,7 @@ impl Objects {
 /// The id of the blob holding `bytes`, as `git hash-object --no-filters`
 /// gives it.
 pub fn blob_id(bytes: &[u8]) -> String {
-    hash(&encode("blob", bytes))
+    sha1_hex(&encode("blob", bytes))
 }
 
 /// The body of a commit of `tree` with `parents`, made by `who`
@@ -132,7 +132,7 @@ fn decode(raw: &[u8]) -> Option<(String, Vec<u8>)> {
 }
 
 /// The SHA-1 of `raw`, in lowercase hex.
-fn hash(raw: &[u8]) -> String {
+pub fn sha1_hex(raw: &[u8]) -> String {
     Sha1::digest(raw)
         .iter()
         .map(|byte| format!("{byte:02x}"))

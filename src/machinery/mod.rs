@@ -7,6 +7,7 @@
 //! plan is [applied](Resolved::apply) — or printed, for `--dry-run`.
 
 mod apply;
+pub mod checkpoints;
 pub mod clock;
 mod commented;
 pub mod durable;

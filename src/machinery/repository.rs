@@ -107,6 +107,13 @@ impl Repository {
         Objects::new(self.common.join("objects"))
     }
 
+    /// Where this tool keeps its own file `name` in the repository (the
+    /// folder `kubebuilder-rs` of the common git directory, which git
+    /// neither reads nor removes).
+    pub fn own_file(&self, name: &str) -> PathBuf {
+        self.common.join("kubebuilder-rs").join(name)
+    }
+
     /// Whether git would write the objects and refs of a record exactly
     /// as this module does: no setting or file that changes them (see
     /// [`settings_allow`]), no `reference-transaction` hook, no reflog to

@@ -155,6 +155,26 @@ pub fn request(
     })
 }
 
+/// The text of `step` that its outcome depends on, for the keys of a
+/// replay's checkpoints ([`crate::machinery::checkpoints`]): all of it but
+/// the `webhooks` of a `create api`'s entry, which `create api` does not
+/// read, so that a webhook added to a resource leaves its API's step as it
+/// was. PROJECT's top-level keys and sections, which steps read too, are
+/// the checkpoints' salt.
+pub fn fingerprint(step: &Step) -> String {
+    match step {
+        Step::CreateApi(entry, options, plugins) => {
+            let mut entry = entry.clone();
+            entry.webhooks = None;
+            format!(
+                "{:?}",
+                Step::CreateApi(entry, options.clone(), plugins.clone())
+            )
+        }
+        other => format!("{other:?}"),
+    }
+}
+
 /// The flags of the command line `step` stands for, as external plugins get
 /// them (the command line `kubebuilder alpha generate` runs for it, less
 /// its license and toolchain flags); init's come from `project`'s top-level

@@ -5,7 +5,8 @@
 //! work tree; a failure only warns.
 
 use super::trees::INPUT_FILES;
-use crate::commands::alpha_generate::scaffold_tree;
+use crate::commands::alpha_generate::{scaffold_tree, scaffold_tree_from};
+use crate::machinery::checkpoints::Checkpoints;
 use crate::machinery::git::Git;
 use crate::machinery::pristine;
 use crate::machinery::repository::{self, Found, Repository};
@@ -13,6 +14,10 @@ use crate::machinery::tree::{self, Tree};
 use crate::project::cli_version;
 use anyhow::{Context as _, Result};
 use std::path::Path;
+
+/// The file, in the repository, holding the checkpoints of the last
+/// record's replay (see [`crate::machinery::checkpoints`]).
+const CHECKPOINTS: &str = "record-checkpoints";
 
 /// After a successful scaffolding command in `dir`: records the scaffold
 /// of its PROJECT when `dir` is the top level of a git work tree. No git
@@ -44,11 +49,13 @@ fn record_here(repository: &Repository, dir: &Path) -> Result<()> {
             return Ok(());
         }
     }
-    let tree = scaffold_tree(&input_files(dir))?;
+    let kept = repository.own_file(CHECKPOINTS);
+    let mut checkpoints = Checkpoints::load(&kept);
+    let tree = scaffold_tree_from(&input_files(dir), &mut checkpoints)?;
     if pristine::record_here(repository, &tree, &blob, &cli_version::current())?.is_none() {
         record_with_git(dir);
     }
-    Ok(())
+    checkpoints.save(&kept)
 }
 
 /// [`record_project`] by git's plumbing: for a repository the environment

@@ -8,6 +8,7 @@
 //! which logs its arguments and runs the real one.
 
 use crate::common::{empty_project_dir, kb, stderr, stdout};
+use sha1::Digest as _;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -288,33 +289,114 @@ fn the_record_made_in_memory_is_the_scaffold_alpha_generate_writes() {
         let dir = repository(tmp.path(), "repo");
         let nowhere = tmp.path().join("no-such-dir");
         run_commands(&dir, commands, &[("TMPDIR", nowhere.as_os_str())]);
-        let generated = tmp.path().join("generated");
-        let output = kb(&dir)
-            .args(["alpha", "generate", "--make=false", "--output-dir"])
-            .arg(&generated)
-            .output()
-            .unwrap();
-        assert!(
-            output.status.success(),
-            "alpha generate: {}",
-            stderr(&output)
-        );
-        let recorded = files_of_tree(&dir, RECORD);
-        let written = files_of_dir(&generated);
-        let names = |files: &[(String, String, Vec<u8>)]| -> Vec<String> {
-            files
-                .iter()
-                .map(|(path, mode, _)| format!("{mode} {path}"))
-                .collect()
-        };
-        assert_eq!(names(&recorded), names(&written), "{}", commands[0]);
-        for (record, generate) in recorded.iter().zip(&written) {
-            assert!(
-                record.2 == generate.2,
-                "{} differs between the record and alpha generate ({})",
-                record.0,
-                commands[0]
-            );
+        assert_record_is_generated(&dir, &tmp.path().join("generated"), commands[0]);
+    }
+}
+
+/// Commands that add steps in the middle of a project's replay (a webhook
+/// or a controller for an older kind), change PROJECT's sections (a plugin
+/// added, a deploy-image resource) or add a step at its end: each record
+/// a command resumes from the last one's checkpoints is still the
+/// scaffold of its PROJECT.
+const RESUMED: [&[&str]; 2] = [
+    &[
+        "init --domain example.com --repo example.com/ship --fetch-deps=false --skip-go-version-check",
+        "create api --group crew --version v1 --kind Captain --resource --controller --make=false",
+        "create api --group crew --version v1 --kind Deckhand --resource --controller --make=false",
+        "create api --group sea --version v1 --kind Whale --resource --controller --make=false",
+        "create webhook --group crew --version v1 --kind Captain --defaulting --make=false",
+        "create api --group crew --version v1 --kind Deckhand --resource=false --controller --controller-name deckhand-backup --make=false",
+        "create webhook --group sea --version v1 --kind Whale --programmatic-validation --make=false",
+        "edit --plugins grafana.kubebuilder.io/v1-alpha",
+        "create webhook --group crew --version v1 --kind Deckhand --defaulting --programmatic-validation --make=false",
+        "create api --plugins deploy-image.go.kubebuilder.io/v1-alpha --group cache --version v1alpha1 --kind Memcached --image memcached:1.6 --make=false --manifests=false",
+        "create webhook --group core --version v1 --kind Pod --defaulting --make=false",
+    ],
+    &[
+        "init --plugins rust/v1-alpha --domain example.com --project-name fleet",
+        "create api --group crew --version v1 --kind Captain --resource --controller",
+        "create api --group sea --version v1 --kind Whale --resource --controller",
+        "create webhook --group crew --version v1 --kind Captain --defaulting --programmatic-validation",
+        "create webhook --group sea --version v1 --kind Whale --defaulting",
+    ],
+];
+
+#[test]
+fn each_record_resumed_from_checkpoints_is_the_scaffold_of_its_project() {
+    for commands in RESUMED {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = repository(tmp.path(), "repo");
+        for (n, command) in commands.iter().enumerate() {
+            run_commands(&dir, &[command], &[]);
+            let generated = tmp.path().join(format!("generated-{n}"));
+            assert_record_is_generated(&dir, &generated, command);
         }
+    }
+}
+
+/// A command replays only the steps its PROJECT does not share with the
+/// last record's: the files of the steps it shares come from the
+/// checkpoints kept in the repository, so a change made there (the
+/// checksum made again) shows in the next record.
+#[test]
+fn a_command_starts_its_record_from_the_steps_kept() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = repository(tmp.path(), "repo");
+    run_commands(&dir, &COMMANDS[..2], &[]);
+    let kept = dir.join(".git/kubebuilder-rs/record-checkpoints");
+    let bytes = std::fs::read(&kept).expect("the record's checkpoints are kept");
+    let text = String::from_utf8(bytes).unwrap();
+    let body = &text[..text.len() - 41];
+    let line = "# Container image that docker-build, docker-push, deploy and build-installer use.";
+    let mark = format!(
+        "{:<width$}",
+        "# Made from the checkpoint",
+        width = line.len()
+    );
+    let marked = body.replacen(line, &mark, 1);
+    assert_ne!(marked, body, "init's Makefile is among the checkpoints");
+    let checksum: String = sha1::Sha1::digest(marked.as_bytes())
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect();
+    std::fs::write(&kept, format!("{marked}{checksum}\n")).unwrap();
+
+    run_commands(&dir, &COMMANDS[3..], &[]);
+    let makefile = git(&dir, &["show", &format!("{RECORD}:Makefile")]);
+    assert!(
+        makefile.starts_with("# Made from the checkpoint"),
+        "{makefile}"
+    );
+}
+
+/// Checks that the newest record of the project in the repository `dir`
+/// holds the files `alpha generate --output-dir out` writes, with their
+/// modes; `label` names the case.
+fn assert_record_is_generated(dir: &Path, out: &Path, label: &str) {
+    let output = kb(dir)
+        .args(["alpha", "generate", "--make=false", "--output-dir"])
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "alpha generate: {}",
+        stderr(&output)
+    );
+    let recorded = files_of_tree(dir, RECORD);
+    let written = files_of_dir(out);
+    let names = |files: &[(String, String, Vec<u8>)]| -> Vec<String> {
+        files
+            .iter()
+            .map(|(path, mode, _)| format!("{mode} {path}"))
+            .collect()
+    };
+    assert_eq!(names(&recorded), names(&written), "{label}");
+    for (record, generate) in recorded.iter().zip(&written) {
+        assert!(
+            record.2 == generate.2,
+            "{} differs between the record and alpha generate ({label})",
+            record.0,
+        );
     }
 }
