@@ -7,7 +7,7 @@
 //! `git` is found through `PATH`; each test puts a `git` of its own first,
 //! which logs its arguments and runs the real one.
 
-use crate::common::{empty_project_dir, kb, stderr, stdout};
+use crate::common::{empty_project_dir, kb, kb_ok, stderr, stdout};
 use sha1::Digest as _;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -373,15 +373,10 @@ fn a_command_starts_its_record_from_the_steps_kept() {
 /// holds the files `alpha generate --output-dir out` writes, with their
 /// modes; `label` names the case.
 fn assert_record_is_generated(dir: &Path, out: &Path, label: &str) {
-    let output = kb(dir)
-        .args(["alpha", "generate", "--make=false", "--output-dir"])
-        .arg(out)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "alpha generate: {}",
-        stderr(&output)
+    let out_dir = out.to_str().expect("a UTF-8 temporary path");
+    kb_ok(
+        dir,
+        &["alpha", "generate", "--make=false", "--output-dir", out_dir],
     );
     let recorded = files_of_tree(dir, RECORD);
     let written = files_of_dir(out);
