@@ -88,7 +88,7 @@ impl Resolved {
             .map(|f| Entry::new(&link_target(root, &f.path)))
             .collect();
         let mut journal = Journal::preparing(dirs, entries);
-        journal.save(root)?;
+        journal.begin(root)?;
         let touched = journal.touched_dirs(root);
         let prepared = prepare(root, &journal, changed).and_then(|mut new| {
             journal.stage_commit(root, &mut new)?;

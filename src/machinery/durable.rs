@@ -77,13 +77,13 @@ pub fn overwrite(path: &Path, contents: &[u8]) -> io::Result<()> {
     file.sync_all()
 }
 
-/// Records `contents` at `path` whole: written to `temp` beside it and
-/// flushed, renamed over `path`, and the rename flushed.
-pub fn replace(path: &Path, temp: &Path, contents: &[u8]) -> io::Result<()> {
+/// Creates the file `path` with `contents` and flushes, as one step, its
+/// data and its name in its directory. Until that returns, a crash may
+/// leave the file missing, empty or cut short.
+pub fn create_flushed(path: &Path, contents: &[u8]) -> io::Result<()> {
     let mut new = NewFiles::default();
-    new.write(temp, contents, None)?;
-    new.flush()?;
-    rename_flushed(temp, path)
+    new.write(path, contents, None)?;
+    new.flush_with_dirs([parent(path)])
 }
 
 /// Renames `temp`, whose data is flushed, over `path`, and flushes the
@@ -234,16 +234,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn replace_and_create_dir_all_leave_what_they_say() {
+    fn create_flushed_and_create_dir_all_leave_what_they_say() {
         let dir = tempfile::tempdir().unwrap();
         let nested = dir.path().join("a/b/c");
         create_dir_all(&nested).unwrap();
         assert!(nested.is_dir());
         let target = nested.join("f");
-        fs::write(nested.join(".f.new"), "left by a crash").unwrap();
-        replace(&target, &nested.join(".f.new"), b"new").unwrap();
+        fs::write(&target, "left by a crash").unwrap();
+        create_flushed(&target, b"new").unwrap();
         assert_eq!(fs::read_to_string(&target).unwrap(), "new");
-        assert!(!nested.join(".f.new").exists());
         overwrite(&target, b"again").unwrap();
         assert_eq!(fs::read_to_string(&target).unwrap(), "again");
         remove(&target).unwrap();

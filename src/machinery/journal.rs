@@ -22,8 +22,13 @@
 //! the operating system had not yet written out, in any order), each step
 //! is flushed ([`super::durable`]) before the step that relies on it:
 //!
-//! - each record of the journal: its data before it is renamed into place,
-//!   then the project root, before anything else changes;
+//! - the journal's first record: created in place (no record exists after
+//!   [`recover`]), its data and its name in the project root flushed as one
+//!   step before anything else changes. A crash before that step ends may
+//!   leave the record missing, empty or cut short; nothing it lists was
+//!   made yet, so [`recover`] rolls back what it can read of it;
+//! - the second record: its data flushed before it is renamed over the
+//!   first, then the project root, before anything else changes;
 //! - the new directories and every temporary file (data and mode), then
 //!   the directories holding them, before the journal says `committing`
 //!   (else a roll-forward could find a temporary file gone or empty);
@@ -43,6 +48,9 @@ use std::path::{Path, PathBuf};
 
 /// The journal's name at the project root.
 pub const JOURNAL: &str = ".kubebuilder-rs-journal";
+
+/// The first line of every record of the journal, before its state.
+const HEADER: &str = "kubebuilder-rs write journal v1";
 
 /// What a temporary file's name ends in.
 const TEMP_SUFFIX: &str = ".kubebuilder-rs-new";
@@ -97,15 +105,12 @@ impl Journal {
         }
     }
 
-    /// Records the journal in `root`, replacing any earlier record whole,
-    /// and flushes it (its data, then its name in `root`).
-    pub fn save(&self, root: &Path) -> Result<()> {
-        durable::replace(
-            &root.join(JOURNAL),
-            &temp_of(root),
-            self.to_text().as_bytes(),
-        )
-        .context("cannot record the write journal")
+    /// Records the journal's first record in `root`, where no record is
+    /// (see [`recover`]): created in place and flushed, its data and its
+    /// name, as one step.
+    pub fn begin(&self, root: &Path) -> Result<()> {
+        durable::create_flushed(&root.join(JOURNAL), self.to_text().as_bytes())
+            .context("cannot record the write journal")
     }
 
     /// Writes, into `new`, the record saying that every new content is
@@ -151,7 +156,7 @@ impl Journal {
             State::Preparing => "preparing",
             State::Committing => "committing",
         };
-        let mut text = format!("kubebuilder-rs write journal v1 {state}\n");
+        let mut text = format!("{HEADER} {state}\n");
         for dir in &self.dirs {
             text.push_str(&format!("dir\t{}\n", dir.display()));
         }
@@ -165,20 +170,29 @@ impl Journal {
         text
     }
 
-    /// Parses [`Journal::to_text`]'s output.
+    /// Parses [`Journal::to_text`]'s output. A first record cut short by a
+    /// crash (empty, or its last line incomplete; zeros where its data was
+    /// never written) reads as the lines it has whole: nothing it lists was
+    /// made before it was complete on disk.
     fn parse(text: &str) -> Result<Self> {
-        let mut lines = text.lines();
-        let state = match lines.next().and_then(|l| l.rsplit(' ').next()) {
-            Some("preparing") => State::Preparing,
-            Some("committing") => State::Committing,
+        let text = text.trim_end_matches('\0');
+        let mut journal = Self::preparing(Vec::new(), Vec::new());
+        if format!("{HEADER} preparing\n").starts_with(text) {
+            return Ok(journal);
+        }
+        let mut lines = text.split_inclusive('\n');
+        journal.state = match lines.next().and_then(|l| l.strip_prefix(HEADER)) {
+            Some(" preparing\n") => State::Preparing,
+            Some(" committing\n") => State::Committing,
             _ => bail!("{JOURNAL} is not a write journal of this tool"),
         };
-        let mut journal = Self {
-            state,
-            dirs: Vec::new(),
-            entries: Vec::new(),
-        };
         for line in lines {
+            let Some(line) = line.strip_suffix('\n') else {
+                if journal.state == State::Preparing {
+                    break;
+                }
+                bail!("{JOURNAL} ends in an incomplete line: {line:?}");
+            };
             match line.split('\t').collect::<Vec<_>>().as_slice() {
                 ["dir", dir] => journal.dirs.push(dir.into()),
                 ["file", target, temp] => journal.entries.push(Entry {
@@ -287,6 +301,47 @@ mod tests {
     }
 
     #[test]
+    fn a_first_record_cut_short_reads_as_the_lines_it_has_whole() {
+        let journal = Journal::preparing(
+            vec!["api".into()],
+            vec![
+                Entry::new(Path::new("api/types.txt")),
+                Entry::new(Path::new("PROJECT")),
+            ],
+        );
+        let text = journal.to_text();
+        for cut in 0..=text.len() {
+            let read = Journal::parse(&text[..cut]).unwrap();
+            assert_eq!(read.state, State::Preparing, "cut at {cut}");
+            let whole_lines = text[..cut].matches('\n').count().saturating_sub(1);
+            let (dirs, files) = (whole_lines.min(1), whole_lines.saturating_sub(1));
+            assert_eq!(read.dirs, journal.dirs[..dirs], "cut at {cut}");
+            assert_eq!(read.entries, journal.entries[..files], "cut at {cut}");
+        }
+        let zeros = format!("{}\0\0\0", &text[..20]);
+        assert_eq!(Journal::parse(&zeros).unwrap().entries, []);
+        assert!(Journal::parse("\0\0\0").is_ok());
+
+        let committing = Journal {
+            state: State::Committing,
+            ..journal
+        };
+        let text = committing.to_text();
+        assert!(Journal::parse(&text[..text.len() - 1]).is_err());
+        assert!(Journal::parse("a journal of another tool\n").is_err());
+
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("PROJECT"), "kept").unwrap();
+        fs::write(dir.path().join(JOURNAL), "").unwrap();
+        recover(dir.path()).unwrap();
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+        assert_eq!(
+            fs::read_to_string(dir.path().join("PROJECT")).unwrap(),
+            "kept"
+        );
+    }
+
+    #[test]
     fn preparing_rolls_back_and_committing_rolls_forward() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
@@ -297,7 +352,7 @@ mod tests {
             fs::write(root.join(&entry.temp), "new").unwrap();
         }
         let mut journal = Journal::preparing(vec!["new".into()], entries);
-        journal.save(root).unwrap();
+        journal.begin(root).unwrap();
         recover(root).unwrap();
         assert_eq!(fs::read_to_string(root.join("a")).unwrap(), "old a");
         assert!(!root.join("new").exists() && !root.join(JOURNAL).exists());

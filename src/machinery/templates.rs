@@ -25,7 +25,28 @@ const TEMPLATE_SUFFIX: &str = ".jinja";
 
 /// The text of an embedded file, by its path under `scaffolds/`.
 pub fn embedded_text(path: &str) -> Option<&'static str> {
-    SCAFFOLDS.get_file(path).and_then(|f| f.contents_utf8())
+    embedded(path)?.as_file()?.contents_utf8()
+}
+
+/// The embedded folder at `path` under `scaffolds/`.
+fn embedded_dir(path: &str) -> Option<&'static Dir<'static>> {
+    embedded(path)?.as_dir()
+}
+
+/// The embedded file or folder at `path` under `scaffolds/`, found folder
+/// by folder (include_dir's own lookup compares `path` with every entry of
+/// the tree, which cost a `create api` a third of its instructions).
+fn embedded(path: &str) -> Option<&'static DirEntry<'static>> {
+    let mut names = path.split('/').filter(|name| !name.is_empty());
+    let first = names.next()?;
+    let named = |dir: &'static Dir<'static>, name: &str| {
+        dir.entries()
+            .iter()
+            .find(|entry| entry.path().file_name().is_some_and(|n| n == name))
+    };
+    names.try_fold(named(&SCAFFOLDS, first)?, |entry, name| {
+        named(entry.as_dir()?, name)
+    })
 }
 
 /// One template of a folder, with the path it renders to.
@@ -139,13 +160,11 @@ impl Templates {
 
     /// Like [`Templates::load`], for templates written with `syntax`.
     pub fn load_with(plugin: &str, folders: &[&str], syntax: Syntax) -> Result<Self> {
-        let plugin_dir = SCAFFOLDS
-            .get_dir(plugin)
+        let plugin_dir = embedded_dir(plugin)
             .ok_or_else(|| anyhow!("no templates embedded for plugin {plugin}"))?;
         let mut sources = Vec::new();
         for folder in folders {
-            let dir = SCAFFOLDS
-                .get_dir(format!("{plugin}/{folder}"))
+            let dir = embedded_dir(&format!("{plugin}/{folder}"))
                 .ok_or_else(|| anyhow!("no templates embedded in {plugin}/{folder}"))?;
             collect_templates(plugin_dir, dir, &mut sources);
         }
@@ -271,8 +290,39 @@ fn error_chain(error: &minijinja::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::{
-        SCAFFOLDS, Syntax, TEMPLATE_SUFFIX, TemplateFile, collect_templates, environment, has_tags,
+        SCAFFOLDS, Syntax, TEMPLATE_SUFFIX, TemplateFile, collect_templates, embedded,
+        embedded_dir, embedded_text, environment, has_tags,
     };
+
+    #[test]
+    fn every_embedded_file_and_folder_is_found_by_its_path() {
+        fn walk(dir: &'static include_dir::Dir<'static>, found: &mut usize) {
+            for entry in dir.entries() {
+                let path = entry.path().to_str().unwrap();
+                assert_eq!(
+                    embedded(path).map(|e| e.path()),
+                    Some(entry.path()),
+                    "{path}"
+                );
+                if let Some(sub) = entry.as_dir() {
+                    assert!(embedded_dir(&format!("{path}/")).is_some(), "{path}/");
+                    walk(sub, found);
+                } else {
+                    assert_eq!(
+                        embedded_text(path),
+                        entry.as_file().unwrap().contents_utf8()
+                    );
+                    *found += 1;
+                }
+            }
+        }
+        let mut files = 0;
+        walk(&SCAFFOLDS, &mut files);
+        assert!(files > 100, "{files} files");
+        assert!(embedded("go/v4/no such file").is_none());
+        assert!(embedded("").is_none());
+        assert!(embedded_dir("go/v4/init/Makefile.jinja").is_none());
+    }
 
     /// Folder of the one plugin whose templates use [`Syntax::Brackets`].
     const BRACKETED: &str = "helm/";
