@@ -1,7 +1,7 @@
 //! Writing a resolved plan to disk (all or nothing), or printing it.
 
 use super::durable;
-use super::journal::{Entry, Journal};
+use super::journal::{Entry, Journal, STAGING};
 use super::plan::{Action, Resolved, ResolvedFile};
 use super::tree::{Entry as TreeEntry, MODE_EXECUTABLE, MODE_FILE, Tree};
 use anyhow::{Context as _, Result, bail};
@@ -23,8 +23,8 @@ impl Resolved {
         self.files.iter().filter(|f| f.is_changed())
     }
 
-    /// Writes every changed file, each whole: its new content goes beside it
-    /// first and is then renamed over it, under a journal (see
+    /// Writes every changed file, each whole: its new content goes into a
+    /// staging folder first and is then renamed over it, under a journal (see
     /// [`super::journal`]). If a write fails, everything is put back as it
     /// was; if the process dies, the next command finishes or undoes the
     /// write.
@@ -82,44 +82,58 @@ impl Resolved {
     /// [`Resolved::apply`] in a root that exists.
     fn write_all(&self, changed: &[&ResolvedFile]) -> Result<ApplyReport> {
         let root = &self.root;
-        let dirs = missing_dirs(root, changed);
-        let entries = changed
-            .iter()
-            .map(|f| Entry::new(&link_target(root, &f.path)))
-            .collect();
-        let mut journal = Journal::preparing(dirs, entries);
-        journal.begin(root)?;
+        let journal = Journal::new(
+            missing_dirs(root, changed),
+            changed
+                .iter()
+                .enumerate()
+                .map(|(n, f)| Entry::staged(&link_target(root, &f.path), n))
+                .collect(),
+        );
         let touched = journal.touched_dirs(root);
-        let prepared = prepare(root, &journal, changed).and_then(|mut new| {
-            journal.stage_commit(root, &mut new)?;
-            new.flush_with_dirs(touched.iter().map(PathBuf::as_path))
+        let committed = stage(root, &journal, changed).and_then(|mut new| {
+            journal.stage(root, &mut new)?;
+            new.flush_with_dirs([root.join(STAGING).as_path(), root])
                 .context("cannot flush the written files")?;
-            journal.commit_staged(root)
+            Journal::commit(root)
         });
-        if let Err(error) = prepared {
+        if let Err(error) = committed {
+            journal.roll_back(root);
+            return Err(error);
+        }
+        let mut report = ApplyReport::default();
+        if let Err(error) = self.put_all_in_place(&journal, changed, &mut report) {
+            undo_renames(root, &changed[..report.written.len()]);
             journal.roll_back(root);
             let _ = Journal::finish(root);
             return Err(error);
         }
-        let mut report = ApplyReport::default();
+        Journal::close_staging(root)?;
+        flush_dirs(&touched)?;
+        Journal::finish(root)?;
+        Ok(report)
+    }
+
+    /// Past the commit point: makes the journal's directories and puts
+    /// every staged file in place, each added to `report` once there.
+    fn put_all_in_place(
+        &self,
+        journal: &Journal,
+        changed: &[&ResolvedFile],
+        report: &mut ApplyReport,
+    ) -> Result<()> {
+        let root = &self.root;
+        journal.create_dirs(root)?;
         for (entry, file) in journal.entries.iter().zip(changed) {
-            let renamed = put_in_place(
+            put_in_place(
                 &root.join(&entry.temp),
                 &root.join(&entry.target),
                 file.before.is_none(),
             )
-            .with_context(|| format!("cannot write {}", file.path.display()));
-            if let Err(error) = renamed {
-                undo_renames(root, &changed[..report.written.len()]);
-                journal.roll_back(root);
-                let _ = Journal::finish(root);
-                return Err(error);
-            }
+            .with_context(|| format!("cannot write {}", file.path.display()))?;
             report.written.push((file.path.clone(), file.action()));
         }
-        flush_dirs(&touched)?;
-        Journal::finish(root)?;
-        Ok(report)
+        Ok(())
     }
 
     /// The plan as text: one line per file with its action, followed by a
@@ -188,19 +202,15 @@ fn link_target(root: &Path, path: &Path) -> PathBuf {
     }
 }
 
-/// Creates the journal's directories and writes every new content to its
-/// temporary file, with the mode the file will have; the files, unflushed.
-fn prepare(root: &Path, journal: &Journal, files: &[&ResolvedFile]) -> Result<durable::NewFiles> {
-    for dir in &journal.dirs {
-        fs::create_dir(root.join(dir))
-            .with_context(|| format!("cannot create directory {}", dir.display()))?;
-    }
+/// Makes the staging folder and writes every new content into it, with the
+/// mode the file will have; the files, unflushed.
+fn stage(root: &Path, journal: &Journal, files: &[&ResolvedFile]) -> Result<durable::NewFiles> {
+    Journal::open_staging(root)?;
     let mut new = durable::NewFiles::default();
     for (entry, file) in journal.entries.iter().zip(files) {
-        let temp = root.join(&entry.temp);
         let contents = file.after.as_deref().unwrap_or_default();
         let mode = mode_for(&root.join(&file.path), &file.path);
-        new.write(&temp, contents.as_bytes(), mode)
+        new.write(&root.join(&entry.temp), contents.as_bytes(), mode)
             .with_context(|| format!("cannot write {}", file.path.display()))?;
     }
     Ok(new)
@@ -333,13 +343,12 @@ mod tests {
 
     #[cfg(unix)]
     #[test]
-    fn a_link_planted_at_a_temporary_name_is_not_followed() {
+    fn a_link_planted_at_the_staging_folder_is_not_followed() {
         let dir = tempfile::tempdir().unwrap();
         let outside = tempfile::tempdir().unwrap();
-        let victim = outside.path().join("victim");
+        let victim = outside.path().join("0");
         fs::write(&victim, "theirs").unwrap();
-        let temp = super::Entry::new("Makefile".as_ref()).temp;
-        std::os::unix::fs::symlink(&victim, dir.path().join(temp)).unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join(super::STAGING)).unwrap();
         let mut plan = Plan::new();
         plan.push(Change::Create {
             path: "Makefile".into(),

@@ -77,15 +77,6 @@ pub fn overwrite(path: &Path, contents: &[u8]) -> io::Result<()> {
     file.sync_all()
 }
 
-/// Creates the file `path` with `contents` and flushes, as one step, its
-/// data and its name in its directory. Until that returns, a crash may
-/// leave the file missing, empty or cut short.
-pub fn create_flushed(path: &Path, contents: &[u8]) -> io::Result<()> {
-    let mut new = NewFiles::default();
-    new.write(path, contents, None)?;
-    new.flush_with_dirs([parent(path)])
-}
-
 /// Renames `temp`, whose data is flushed, over `path`, and flushes the
 /// rename.
 pub fn rename_flushed(temp: &Path, path: &Path) -> io::Result<()> {
@@ -234,14 +225,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn create_flushed_and_create_dir_all_leave_what_they_say() {
+    fn rename_flushed_and_create_dir_all_leave_what_they_say() {
         let dir = tempfile::tempdir().unwrap();
         let nested = dir.path().join("a/b/c");
         create_dir_all(&nested).unwrap();
         assert!(nested.is_dir());
         let target = nested.join("f");
-        fs::write(&target, "left by a crash").unwrap();
-        create_flushed(&target, b"new").unwrap();
+        fs::write(&target, "old").unwrap();
+        fs::write(nested.join(".f.new"), "new").unwrap();
+        rename_flushed(&nested.join(".f.new"), &target).unwrap();
         assert_eq!(fs::read_to_string(&target).unwrap(), "new");
         overwrite(&target, b"again").unwrap();
         assert_eq!(fs::read_to_string(&target).unwrap(), "again");

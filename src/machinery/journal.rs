@@ -1,20 +1,22 @@
 //! Writing a resolved plan so that no crash leaves a torn tree.
 //!
-//! Every file is first written beside its target, under a temporary name,
-//! and only then renamed over it; a rename replaces a file whole. A small
-//! journal at the project root lists the files of the plan and says how far
-//! the write got:
+//! Every new content is first written whole into a staging folder at the
+//! project root, and only then renamed over its target; a rename replaces a
+//! file whole. A small journal lists the files of the write:
 //!
-//! 1. `preparing`: the journal is written, then every new content beside its
-//!    target. A crash now leaves the old tree plus temporary files.
-//! 2. `committing`: every new content is complete on disk; the journal says
-//!    so, then the temporary files are renamed over their targets. A crash
-//!    now leaves a tree that is part old, part new.
+//! 1. Staging: the staging folder is made, every new content written into
+//!    it, and the journal beside them. A crash now leaves the old tree and
+//!    the staging folder.
+//! 2. Commit: the journal is renamed from the staging folder to the project
+//!    root. The new directories are made and the staged files renamed over
+//!    their targets; the emptied staging folder is removed. A crash now
+//!    leaves a tree that is part old, part new.
 //! 3. The journal is removed: the new tree is complete.
 //!
 //! The next command that runs in the directory calls [`recover`] first: a
-//! `preparing` journal is rolled back (temporary files and new directories
-//! removed), a `committing` one rolled forward (the remaining renames done).
+//! staging folder without a journal at the root is removed (the write is
+//! undone: nothing outside the folder had changed), a journal at the root
+//! is rolled forward (the remaining directories made and renames done).
 //! Either way the tree is the old one or the new one again, and the user is
 //! told which.
 //!
@@ -22,23 +24,24 @@
 //! the operating system had not yet written out, in any order), each step
 //! is flushed ([`super::durable`]) before the step that relies on it:
 //!
-//! - the journal's first record: created in place (no record exists after
-//!   [`recover`]), its data and its name in the project root flushed as one
-//!   step before anything else changes. A crash before that step ends may
-//!   leave the record missing, empty or cut short; nothing it lists was
-//!   made yet, so [`recover`] rolls back what it can read of it;
-//! - the second record: its data flushed before it is renamed over the
-//!   first, then the project root, before anything else changes;
-//! - the new directories and every temporary file (data and mode), then
-//!   the directories holding them, before the journal says `committing`
-//!   (else a roll-forward could find a temporary file gone or empty);
-//! - the directories of the renamed files before the journal is removed
-//!   (the commit point), and the root after, before the command reports
-//!   success.
+//! - every staged file (data and mode), the journal's data and the staging
+//!   folder's entries, before the journal is renamed to the root (else a
+//!   roll-forward could find a staged file gone or empty);
+//! - the root, after that rename, before anything else changes (the commit
+//!   point);
+//! - the new directories and renamed files in their directories, and the
+//!   staging folder's removal, before the journal is removed; the root
+//!   after, before the command reports success.
 //!
-//! Recovery flushes its renames or removals the same way before it removes
-//! the journal. The old files are never changed before `committing`, so a
-//! roll-back needs no copy of them.
+//! Nothing needs flushing before staging starts: until the commit point
+//! every change is inside the staging folder, which the next command
+//! removes whole whatever the disk kept of it. The old files are never
+//! changed before the commit point, so a roll-back needs no copy of them.
+//!
+//! A journal left by a build of kubebuilder-rs from before the staging
+//! folder (temporary files beside their targets; a first record saying
+//! `preparing`) is recovered the same way: rolled back while `preparing`,
+//! rolled forward once `committing`.
 
 use super::durable;
 use anyhow::{Context as _, Result, bail};
@@ -49,16 +52,22 @@ use std::path::{Path, PathBuf};
 /// The journal's name at the project root.
 pub const JOURNAL: &str = ".kubebuilder-rs-journal";
 
-/// The first line of every record of the journal, before its state.
+/// The staging folder's name at the project root.
+pub const STAGING: &str = ".kubebuilder-rs-staging";
+
+/// The first line of the journal, before its state.
 const HEADER: &str = "kubebuilder-rs write journal v1";
 
-/// What a temporary file's name ends in.
-const TEMP_SUFFIX: &str = ".kubebuilder-rs-new";
+/// Where builds from before the staging folder wrote a journal record before
+/// renaming it into place.
+const OLD_RECORD_TEMP: &str = ".kubebuilder-rs-journal.kubebuilder-rs-new";
 
 /// How far a write got.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
-    /// New contents are being written beside their targets.
+    /// New contents were being written (only by builds from before the
+    /// staging folder: in a staged write, a journal at the root is always
+    /// committed).
     Preparing,
     /// Every new content is on disk; renames are under way.
     Committing,
@@ -69,18 +78,16 @@ enum State {
 pub struct Entry {
     /// The file, relative to the project root.
     pub target: PathBuf,
-    /// Its new content's temporary file, relative to the project root.
+    /// Its new content's staged file, relative to the project root.
     pub temp: PathBuf,
 }
 
 impl Entry {
-    /// The entry for `target`, with its temporary file in the same directory.
-    pub fn new(target: &Path) -> Self {
-        let name = target.file_name().unwrap_or_default().to_string_lossy();
-        let temp = target.with_file_name(format!(".{name}{TEMP_SUFFIX}"));
+    /// The `n`-th file of a write, going to `target`.
+    pub fn staged(target: &Path, n: usize) -> Self {
         Self {
             target: target.to_path_buf(),
-            temp,
+            temp: Path::new(STAGING).join(n.to_string()),
         }
     }
 }
@@ -89,49 +96,60 @@ impl Entry {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Journal {
     state: State,
-    /// Directories the write created, parents first, relative to the root.
+    /// Directories the write creates, parents first, relative to the root.
     pub dirs: Vec<PathBuf>,
     /// The files, in write order.
     pub entries: Vec<Entry>,
 }
 
 impl Journal {
-    /// A journal for a write that is starting.
-    pub fn preparing(dirs: Vec<PathBuf>, entries: Vec<Entry>) -> Self {
+    /// The journal of a write of `entries` that creates `dirs`.
+    pub fn new(dirs: Vec<PathBuf>, entries: Vec<Entry>) -> Self {
         Self {
-            state: State::Preparing,
+            state: State::Committing,
             dirs,
             entries,
         }
     }
 
-    /// Records the journal's first record in `root`, where no record is
-    /// (see [`recover`]): created in place and flushed, its data and its
-    /// name, as one step.
-    pub fn begin(&self, root: &Path) -> Result<()> {
-        durable::create_flushed(&root.join(JOURNAL), self.to_text().as_bytes())
+    /// Makes the staging folder in `root`, new and empty, whatever was at
+    /// its name removed first (a link planted there is never followed).
+    pub fn open_staging(root: &Path) -> Result<()> {
+        let staging = root.join(STAGING);
+        discard(&staging);
+        fs::create_dir(&staging)
+            .with_context(|| format!("cannot create the staging folder {}", staging.display()))
+    }
+
+    /// Writes the journal into the staging folder, among `new`, the staged
+    /// files it is flushed with before [`Journal::commit`].
+    pub fn stage(&self, root: &Path, new: &mut durable::NewFiles) -> Result<()> {
+        new.write(&staged_journal(root), self.to_text().as_bytes(), None)
             .context("cannot record the write journal")
     }
 
-    /// Writes, into `new`, the record saying that every new content is
-    /// complete, beside the journal: flushed with those contents, it is
-    /// then put in place by [`Journal::commit_staged`].
-    pub fn stage_commit(&self, root: &Path, new: &mut durable::NewFiles) -> Result<()> {
-        let committing = Self {
-            state: State::Committing,
-            ..self.clone()
-        };
-        new.write(&temp_of(root), committing.to_text().as_bytes(), None)
+    /// The commit point: renames the staged journal, flushed with every
+    /// staged file, to the root, and flushes that.
+    pub fn commit(root: &Path) -> Result<()> {
+        durable::rename_flushed(&staged_journal(root), &root.join(JOURNAL))
             .context("cannot record the write journal")
     }
 
-    /// Marks every new content as complete on disk: puts the record
-    /// [`Journal::stage_commit`] wrote, flushed since, in place, and
-    /// flushes that.
-    pub fn commit_staged(&mut self, root: &Path) -> Result<()> {
-        self.state = State::Committing;
-        durable::rename_flushed(&temp_of(root), &root.join(JOURNAL))
-            .context("cannot record the write journal")
+    /// Makes the directories of the write that do not exist, parents first.
+    pub fn create_dirs(&self, root: &Path) -> Result<()> {
+        for dir in &self.dirs {
+            let full = root.join(dir);
+            if !full.is_dir() {
+                fs::create_dir(&full)
+                    .with_context(|| format!("cannot create directory {}", dir.display()))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Removes the emptied staging folder of a committed write.
+    pub fn close_staging(root: &Path) -> Result<()> {
+        fs::remove_dir(root.join(STAGING)).context("cannot remove the staging folder")
     }
 
     /// Removes the journal and flushes the removal: the write is complete,
@@ -141,13 +159,16 @@ impl Journal {
     }
 
     /// The directories whose entries the write changes: those holding its
-    /// files, and those holding the directories it creates.
+    /// files, those holding the directories it creates, and the root
+    /// (holding the staging folder).
     pub fn touched_dirs(&self, root: &Path) -> BTreeSet<PathBuf> {
         let files = self.entries.iter().map(|entry| &entry.target);
-        files
+        let mut dirs: BTreeSet<PathBuf> = files
             .chain(&self.dirs)
             .map(|path| root.join(durable::parent(path)))
-            .collect()
+            .collect();
+        dirs.insert(root.to_path_buf());
+        dirs
     }
 
     /// The journal as text: a state line, then one line per directory and file.
@@ -170,29 +191,20 @@ impl Journal {
         text
     }
 
-    /// Parses [`Journal::to_text`]'s output. A first record cut short by a
-    /// crash (empty, or its last line incomplete; zeros where its data was
-    /// never written) reads as the lines it has whole: nothing it lists was
-    /// made before it was complete on disk.
+    /// Parses [`Journal::to_text`]'s output.
     fn parse(text: &str) -> Result<Self> {
-        let text = text.trim_end_matches('\0');
-        let mut journal = Self::preparing(Vec::new(), Vec::new());
-        if format!("{HEADER} preparing\n").starts_with(text) {
-            return Ok(journal);
-        }
-        let mut lines = text.split_inclusive('\n');
-        journal.state = match lines.next().and_then(|l| l.strip_prefix(HEADER)) {
-            Some(" preparing\n") => State::Preparing,
-            Some(" committing\n") => State::Committing,
+        let mut lines = text.lines();
+        let state = match lines.next().and_then(|l| l.strip_prefix(HEADER)) {
+            Some(" preparing") => State::Preparing,
+            Some(" committing") => State::Committing,
             _ => bail!("{JOURNAL} is not a write journal of this tool"),
         };
+        let mut journal = Self {
+            state,
+            dirs: Vec::new(),
+            entries: Vec::new(),
+        };
         for line in lines {
-            let Some(line) = line.strip_suffix('\n') else {
-                if journal.state == State::Preparing {
-                    break;
-                }
-                bail!("{JOURNAL} ends in an incomplete line: {line:?}");
-            };
             match line.split('\t').collect::<Vec<_>>().as_slice() {
                 ["dir", dir] => journal.dirs.push(dir.into()),
                 ["file", target, temp] => journal.entries.push(Entry {
@@ -205,47 +217,64 @@ impl Journal {
         Ok(journal)
     }
 
-    /// Undoes a write that had not reached `committing`: removes its
-    /// temporary files and the directories it created (when empty), and
-    /// flushes the removals.
+    /// Undoes a write that had not renamed every file, or that never
+    /// reached its commit point: removes its staged (or temporary) files,
+    /// the staging folder and the directories it created (when empty), and
+    /// flushes the removals. The caller has put back the files renamed.
     pub fn roll_back(&self, root: &Path) {
-        let _ = fs::remove_file(temp_of(root));
         for entry in &self.entries {
             let _ = fs::remove_file(root.join(&entry.temp));
         }
+        discard(&root.join(STAGING));
         for dir in self.dirs.iter().rev() {
             let _ = fs::remove_dir(root.join(dir));
         }
-        let mut touched = self.touched_dirs(root);
-        touched.insert(root.to_path_buf());
+        let touched = self.touched_dirs(root);
         let _ = durable::sync_dirs(touched.iter().map(PathBuf::as_path).filter(|d| d.is_dir()));
     }
 
-    /// Finishes a write that had reached `committing`: renames every
-    /// temporary file still there over its target. Returns how many.
+    /// Finishes a write past its commit point: makes its missing
+    /// directories and renames every staged file still there over its
+    /// target. Returns how many.
     fn roll_forward(&self, root: &Path) -> Result<usize> {
+        self.create_dirs(root)?;
         let mut renamed = 0;
         for entry in &self.entries {
             let temp = root.join(&entry.temp);
             if temp.exists() {
                 fs::rename(&temp, root.join(&entry.target))
                     .with_context(|| format!("cannot finish writing {}", entry.target.display()))?;
-                // A new file is put in place as a second name of its
-                // temporary file; when the run stopped between the two steps,
-                // the rename above changes nothing and the temporary name stays.
+                // A new file is put in place as a second name of its staged
+                // file; when the run stopped between the two steps, the
+                // rename above changes nothing and the staged name stays.
                 let _ = fs::remove_file(&temp);
                 renamed += 1;
             }
         }
+        discard(&root.join(STAGING));
         durable::sync_dirs(self.touched_dirs(root).iter().map(PathBuf::as_path))
             .context("cannot flush the finished write")?;
         Ok(renamed)
     }
 }
 
-/// Where the journal's next record is written before it is put in place.
-fn temp_of(root: &Path) -> PathBuf {
-    root.join(format!("{JOURNAL}{TEMP_SUFFIX}"))
+/// Where the journal is written before the commit point.
+fn staged_journal(root: &Path) -> PathBuf {
+    root.join(STAGING).join("journal")
+}
+
+/// Removes whatever is at `path` (a folder with everything in it, a file,
+/// a link without following it), if anything.
+fn discard(path: &Path) {
+    match fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => {
+            let _ = fs::remove_dir_all(path);
+        }
+        Ok(_) => {
+            let _ = fs::remove_file(path);
+        }
+        Err(_) => {}
+    }
 }
 
 /// Brings the tree in `root` back to a whole state after a command that was
@@ -253,20 +282,20 @@ fn temp_of(root: &Path) -> PathBuf {
 /// what was done on standard error. Does nothing when no write was left
 /// unfinished.
 pub fn recover(root: &Path) -> Result<()> {
-    let _ = fs::remove_file(temp_of(root));
+    let _ = fs::remove_file(root.join(OLD_RECORD_TEMP));
     let path = root.join(JOURNAL);
     let text = match fs::read_to_string(&path) {
         Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return undo_staging(root);
+        }
         Err(e) => return Err(e).context(format!("cannot read {}", path.display())),
     };
     let journal = Journal::parse(&text)?;
     match journal.state {
         State::Preparing => {
             journal.roll_back(root);
-            eprintln!(
-                "Note: an earlier kubebuilder-rs command was interrupted before it changed any file; its partial output was removed, and the project is as it was before that command."
-            );
+            say_undone();
         }
         State::Committing => {
             let renamed = journal.roll_forward(root)?;
@@ -279,97 +308,118 @@ pub fn recover(root: &Path) -> Result<()> {
     Journal::finish(root)
 }
 
+/// Removes a staging folder left by a write that stopped before its
+/// commit point, and flushes the removal.
+fn undo_staging(root: &Path) -> Result<()> {
+    let staging = root.join(STAGING);
+    if fs::symlink_metadata(&staging).is_err() {
+        return Ok(());
+    }
+    discard(&staging);
+    durable::sync_dirs([root]).context("cannot flush the undone write")?;
+    say_undone();
+    Ok(())
+}
+
+/// Tells the user that an interrupted write was undone.
+fn say_undone() {
+    eprintln!(
+        "Note: an earlier kubebuilder-rs command was interrupted before it changed any file; its partial output was removed, and the project is as it was before that command."
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn a_journal_reads_back_as_written() {
-        let mut journal = Journal::preparing(
+        let journal = Journal::new(
             vec!["api".into(), "api/v1".into()],
             vec![
-                Entry::new(Path::new("api/v1/types.txt")),
-                Entry::new(Path::new("PROJECT")),
+                Entry::staged(Path::new("api/v1/types.txt"), 0),
+                Entry::staged(Path::new("PROJECT"), 1),
             ],
         );
-        journal.state = State::Committing;
         assert_eq!(Journal::parse(&journal.to_text()).unwrap(), journal);
         assert_eq!(
-            journal.entries[0].temp,
-            Path::new("api/v1/.types.txt.kubebuilder-rs-new")
+            journal.entries[1].temp,
+            Path::new(".kubebuilder-rs-staging/1")
         );
-    }
-
-    #[test]
-    fn a_first_record_cut_short_reads_as_the_lines_it_has_whole() {
-        let journal = Journal::preparing(
-            vec!["api".into()],
-            vec![
-                Entry::new(Path::new("api/types.txt")),
-                Entry::new(Path::new("PROJECT")),
-            ],
-        );
-        let text = journal.to_text();
-        for cut in 0..=text.len() {
-            let read = Journal::parse(&text[..cut]).unwrap();
-            assert_eq!(read.state, State::Preparing, "cut at {cut}");
-            let whole_lines = text[..cut].matches('\n').count().saturating_sub(1);
-            let (dirs, files) = (whole_lines.min(1), whole_lines.saturating_sub(1));
-            assert_eq!(read.dirs, journal.dirs[..dirs], "cut at {cut}");
-            assert_eq!(read.entries, journal.entries[..files], "cut at {cut}");
-        }
-        let zeros = format!("{}\0\0\0", &text[..20]);
-        assert_eq!(Journal::parse(&zeros).unwrap().entries, []);
-        assert!(Journal::parse("\0\0\0").is_ok());
-
-        let committing = Journal {
-            state: State::Committing,
-            ..journal
-        };
-        let text = committing.to_text();
-        assert!(Journal::parse(&text[..text.len() - 1]).is_err());
         assert!(Journal::parse("a journal of another tool\n").is_err());
+    }
 
-        let dir = tempfile::tempdir().unwrap();
-        fs::write(dir.path().join("PROJECT"), "kept").unwrap();
-        fs::write(dir.path().join(JOURNAL), "").unwrap();
-        recover(dir.path()).unwrap();
-        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
-        assert_eq!(
-            fs::read_to_string(dir.path().join("PROJECT")).unwrap(),
-            "kept"
-        );
+    /// Stages `journal`'s files (each content "new") and its record.
+    fn stage(root: &Path, journal: &Journal) {
+        Journal::open_staging(root).unwrap();
+        let mut new = durable::NewFiles::default();
+        for entry in &journal.entries {
+            new.write(&root.join(&entry.temp), b"new", None).unwrap();
+        }
+        journal.stage(root, &mut new).unwrap();
+        new.flush().unwrap();
     }
 
     #[test]
-    fn preparing_rolls_back_and_committing_rolls_forward() {
+    fn a_staged_write_rolls_back_and_a_committed_one_forward() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::write(root.join("a"), "old a").unwrap();
+        let entries = vec![
+            Entry::staged(Path::new("a"), 0),
+            Entry::staged(Path::new("new/b"), 1),
+        ];
+        let journal = Journal::new(vec!["new".into()], entries);
+
+        stage(root, &journal);
+        recover(root).unwrap();
+        assert_eq!(fs::read_to_string(root.join("a")).unwrap(), "old a");
+        assert_eq!(fs::read_dir(root).unwrap().count(), 1, "only a is left");
+
+        stage(root, &journal);
+        Journal::commit(root).unwrap();
+        recover(root).unwrap();
+        assert_eq!(fs::read_to_string(root.join("a")).unwrap(), "new");
+        assert_eq!(fs::read_to_string(root.join("new/b")).unwrap(), "new");
+        assert_eq!(fs::read_dir(root).unwrap().count(), 2, "a and new are left");
+    }
+
+    #[test]
+    fn a_journal_of_an_older_build_is_recovered_by_its_state() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         fs::write(root.join("a"), "old a").unwrap();
         fs::create_dir(root.join("new")).unwrap();
-        let entries = vec![Entry::new(Path::new("a")), Entry::new(Path::new("new/b"))];
-        for entry in &entries {
+        let entries = vec![
+            Entry {
+                target: "a".into(),
+                temp: ".a.kubebuilder-rs-new".into(),
+            },
+            Entry {
+                target: "new/b".into(),
+                temp: "new/.b.kubebuilder-rs-new".into(),
+            },
+        ];
+        let mut journal = Journal::new(vec!["new".into()], entries);
+        journal.state = State::Preparing;
+        for entry in &journal.entries {
             fs::write(root.join(&entry.temp), "new").unwrap();
         }
-        let mut journal = Journal::preparing(vec!["new".into()], entries);
-        journal.begin(root).unwrap();
+        fs::write(root.join(JOURNAL), journal.to_text()).unwrap();
+        fs::write(root.join(OLD_RECORD_TEMP), "a record cut short").unwrap();
         recover(root).unwrap();
         assert_eq!(fs::read_to_string(root.join("a")).unwrap(), "old a");
-        assert!(!root.join("new").exists() && !root.join(JOURNAL).exists());
-        assert_eq!(fs::read_dir(root).unwrap().count(), 1);
+        assert_eq!(fs::read_dir(root).unwrap().count(), 1, "only a is left");
 
         fs::create_dir(root.join("new")).unwrap();
         for entry in &journal.entries {
             fs::write(root.join(&entry.temp), "new").unwrap();
         }
-        let mut staged = durable::NewFiles::default();
-        journal.stage_commit(root, &mut staged).unwrap();
-        staged.flush().unwrap();
-        journal.commit_staged(root).unwrap();
-        fs::rename(root.join(&journal.entries[0].temp), root.join("a")).unwrap();
+        journal.state = State::Committing;
+        fs::write(root.join(JOURNAL), journal.to_text()).unwrap();
         recover(root).unwrap();
-        assert_eq!(fs::read_to_string(root.join("a")).unwrap(), "new");
         assert_eq!(fs::read_to_string(root.join("new/b")).unwrap(), "new");
-        assert!(!root.join(JOURNAL).exists());
+        assert_eq!(fs::read_to_string(root.join("a")).unwrap(), "new");
+        assert_eq!(fs::read_dir(root).unwrap().count(), 2, "a and new are left");
     }
 }

@@ -3,18 +3,20 @@
 //!
 //! Commands run under strace, which records their file system calls with
 //! the path behind every descriptor (`-y`); the trace is then read back and
-//! checked, one write (from a journal's first record to its removal) at a
-//! time:
-//! - the journal's first record, created in place, is flushed with its
-//!   directory before anything else in the project changes; a later record
-//!   is flushed before it is renamed into place, and its directory after,
-//!   before anything else changes;
-//! - the temporary files and directories a write creates are flushed in
-//!   their directories before the journal says the write is complete;
-//! - a file put in place (renamed, or linked, from its temporary file) had
-//!   its data flushed first, and its directory is flushed after, before
-//!   the journal is removed;
-//! - the journal's removal is the write's last change, and is flushed;
+//! checked, one write (up to the journal's removal) at a time:
+//! - before its commit point (the journal renamed from the staging folder
+//!   to the project root) a write changes nothing outside the staging
+//!   folder;
+//! - every file staged, the journal's data and the staging folder itself
+//!   are flushed in their directories before that rename, and the root
+//!   after it, before anything else changes;
+//! - a file put in place (renamed, or linked, from its staged file) had its
+//!   data flushed first; it, every directory made and every name removed
+//!   after the commit point are flushed in their directories before the
+//!   journal is removed;
+//! - the journal's removal is the write's last change (but for the removal
+//!   of a staging folder that never reached its commit point), and is
+//!   flushed;
 //! - a write flushes in a few calls, however many files it writes (a
 //!   `syncfs` of the project's file system counts for every path on it).
 //!
@@ -29,8 +31,8 @@ use std::process::Command;
 /// The journal's name at the project root.
 const JOURNAL: &str = ".kubebuilder-rs-journal";
 
-/// What a temporary file's name ends in.
-const TEMP_SUFFIX: &str = ".kubebuilder-rs-new";
+/// The staging folder's name at the project root.
+const STAGING: &str = ".kubebuilder-rs-staging";
 
 /// The system calls traced.
 const TRACED: &str = "trace=openat,write,fsync,fdatasync,syncfs,rename,renameat,renameat2,link,linkat,unlink,unlinkat,rmdir,mkdir,mkdirat";
@@ -203,11 +205,11 @@ fn flush_calls(calls: &[Call]) -> usize {
         .count()
 }
 
-/// The most flushing calls one write may make: the journal's first record
-/// with its directory, the new contents with the second record's data,
-/// that record's directory, the renamed files' directories, the journal's
-/// removal.
-const FLUSH_CALLS_PER_WRITE: usize = 5;
+/// The most flushing calls one write may make: the staged files with the
+/// journal's data and the staging folder, the root after the journal's
+/// rename (the commit point), the files put in place and directories made
+/// in their directories, the journal's removal.
+const FLUSH_CALLS_PER_WRITE: usize = 4;
 
 /// Everything wrong with the order of the calls of the project in `root`:
 /// one line per fault, with each write checked on its own.
@@ -222,7 +224,12 @@ fn faults(root: &Path, calls: &[Call]) -> Vec<String> {
         faults.extend(write_faults(root, &calls[start..=end]));
         start = end + 1;
     }
-    if let Some(late) = calls[start..].iter().find_map(Call::changed) {
+    let staging = root.join(STAGING);
+    let late = calls[start..]
+        .iter()
+        .filter_map(Call::changed)
+        .find(|path| !path.starts_with(&staging));
+    if let Some(late) = late {
         faults.push(format!(
             "{} changed after the journal's removal",
             late.display()
@@ -237,72 +244,53 @@ fn faults(root: &Path, calls: &[Call]) -> Vec<String> {
 /// The faults of one write: `calls` ends with the journal's removal.
 fn write_faults(root: &Path, calls: &[Call]) -> Vec<String> {
     let journal = root.join(JOURNAL);
-    let journal_temp = root.join(format!("{JOURNAL}{TEMP_SUFFIX}"));
+    let staging = root.join(STAGING);
+    let staged_journal = staging.join("journal");
     let end = calls.len() - 1;
     let mut faults = Vec::new();
-    let created = Call::Create(journal.clone());
-    let record = |call: &Call| {
-        *call == created
-            || *call
-                == Call::Move {
-                    from: journal_temp.clone(),
-                    to: journal.clone(),
-                }
+    let commit = Call::Move {
+        from: staged_journal.clone(),
+        to: journal.clone(),
     };
-    let records: Vec<usize> = (0..calls.len()).filter(|&i| record(&calls[i])).collect();
-    let mut previous = 0;
-    for &r in &records {
-        let next_change = (r + 1..end)
-            .find(|&i| calls[i].changed().is_some() && !record(&calls[i]))
+    // Recovery rolls forward a write committed by the run it finishes.
+    let commit_at = calls.iter().position(|call| *call == commit);
+    if let Some(at) = commit_at {
+        faults.extend(staging_faults(root, &calls[..=at]));
+        let next_change = (at + 1..end)
+            .find(|&i| calls[i].changed().is_some())
             .unwrap_or(end);
-        if calls[r] == created {
-            if !flushed(calls, &journal, r, next_change) {
-                faults.push(format!(
-                    "journal record #{r}: the project changed before its data was flushed"
-                ));
+        if !flushed(calls, root, at, next_change) {
+            faults.push("the project changed before the journal's rename was flushed".into());
+        }
+    }
+    let is_staged = |path: &Path| path.starts_with(&staging) && path != staged_journal;
+    for (i, call) in calls
+        .iter()
+        .enumerate()
+        .skip(commit_at.map_or(0, |at| at + 1))
+    {
+        let changed = match call {
+            Call::Move { from, to } if is_staged(from) => {
+                let created = calls[..i]
+                    .iter()
+                    .rposition(|c| *c == Call::Create(from.clone()));
+                if let Some(created) = created
+                    && !flushed(calls, from, created, i)
+                {
+                    faults.push(format!(
+                        "{} put in place before its data was flushed",
+                        to.display()
+                    ));
+                }
+                to
             }
-        } else if !flushed(calls, &journal_temp, previous, r) {
-            faults.push(format!("journal record #{r} renamed into place unflushed"));
-        }
-        if !flushed(calls, root, r, next_change) {
-            faults.push(format!(
-                "journal record #{r}: the project changed before its directory was flushed"
-            ));
-        }
-        previous = r;
-    }
-    let is_temp =
-        |path: &Path| path != journal_temp && path.to_string_lossy().ends_with(TEMP_SUFFIX);
-    let placed = |call: &Call| matches!(call, Call::Move { from, .. } if is_temp(from));
-    let first_placed = calls.iter().position(placed).unwrap_or(end);
-    match records.iter().rev().find(|&&r| r < first_placed) {
-        Some(&commit) => faults.extend(prepare_faults(&calls[..=commit], &is_temp)),
-        // Recovery: the run that prepared the write flushed its data.
-        None if records.is_empty() => {}
-        None => faults.push("files were put in place before the journal was recorded".into()),
-    }
-    for (i, call) in calls.iter().enumerate() {
-        let Call::Move { from, to } = call else {
-            continue;
+            Call::Mkdir(dir) => dir,
+            _ => continue,
         };
-        if !is_temp(from) {
-            continue;
-        }
-        let created_here = calls[..i]
-            .iter()
-            .rposition(|c| *c == Call::Create(from.clone()));
-        if let Some(created) = created_here
-            && !flushed(calls, from, created, i)
-        {
+        if !flushed(calls, parent(changed), i, end) {
             faults.push(format!(
-                "{} put in place before its data was flushed",
-                to.display()
-            ));
-        }
-        if !flushed(calls, parent(to), i, end) {
-            faults.push(format!(
-                "{} put in place, but its directory is not flushed before the journal's removal",
-                to.display()
+                "{} made after the commit point, but its directory is not flushed before the journal's removal",
+                changed.display()
             ));
         }
     }
@@ -310,22 +298,28 @@ fn write_faults(root: &Path, calls: &[Call]) -> Vec<String> {
     faults
 }
 
-/// The faults of a write up to the journal record saying it is complete
-/// (the last of `calls`): each temporary file (`is_temp`) and directory it
-/// created must be flushed in its directory by then.
-fn prepare_faults(calls: &[Call], is_temp: &dyn Fn(&Path) -> bool) -> Vec<String> {
+/// The faults of a write up to its commit point (the last of `calls`):
+/// nothing outside the staging folder changes, and everything made in it
+/// (and the folder itself) is flushed in its directory by then.
+fn staging_faults(root: &Path, calls: &[Call]) -> Vec<String> {
+    let staging = root.join(STAGING);
     let commit = calls.len() - 1;
     let mut faults = Vec::new();
     for (i, call) in calls[..commit].iter().enumerate() {
-        let created = match call {
-            Call::Create(path) if is_temp(path) => path,
-            Call::Mkdir(path) => path,
-            _ => continue,
+        let Some(changed) = call.changed() else {
+            continue;
         };
-        if !flushed(calls, parent(created), i, commit) {
+        if !changed.starts_with(&staging) {
             faults.push(format!(
-                "{} is not flushed in its directory before the journal says the write is complete",
-                created.display()
+                "{} changed before the commit point",
+                changed.display()
+            ));
+        } else if matches!(call, Call::Create(_) | Call::Mkdir(_))
+            && !flushed(calls, parent(changed), i, commit)
+        {
+            faults.push(format!(
+                "{} is not flushed in its directory before the commit point",
+                changed.display()
             ));
         }
     }
@@ -373,7 +367,7 @@ fn placed(dir: &Path, calls: &[Call]) -> Vec<PathBuf> {
         .iter()
         .filter_map(|call| match call {
             Call::Move { from, to }
-                if from.to_string_lossy().ends_with(TEMP_SUFFIX) && !to.ends_with(JOURNAL) =>
+                if from.starts_with(dir.join(STAGING)) && !to.ends_with(JOURNAL) =>
             {
                 Some(to.strip_prefix(dir).unwrap().to_path_buf())
             }
@@ -391,7 +385,7 @@ fn project() -> (tempfile::TempDir, PathBuf) {
 }
 
 /// Runs [`CREATE_API`] in `dir`, killed at the `when`-th call of `syscall`,
-/// so that it leaves a journal.
+/// so that it leaves a journal or a staging folder.
 fn kill_create_api(dir: &Path, syscall: &str, when: usize) {
     let killed = Command::new("strace")
         .args(["-f", "-qq", "-o", "/dev/null", "-e"])
@@ -405,8 +399,8 @@ fn kill_create_api(dir: &Path, syscall: &str, when: usize) {
         .expect("strace runs (apt-get install strace)");
     assert!(!killed.status.success(), "the command was not killed");
     assert!(
-        dir.join(JOURNAL).exists(),
-        "the killed command left no journal"
+        dir.join(JOURNAL).exists() || dir.join(STAGING).exists(),
+        "the killed command left no journal and no staging folder"
     );
 }
 
@@ -480,12 +474,12 @@ fn finishing_an_interrupted_write_flushes_it_before_removing_the_journal() {
 
 #[test]
 #[ignore = "needs strace; run by scripts/test-all"]
-fn undoing_an_interrupted_write_flushes_it_before_removing_the_journal() {
+fn undoing_an_interrupted_write_removes_what_it_staged() {
     let (_tmp, dir) = project();
-    // Killed as it renames the journal's second record into place (its
-    // first rename): every new content is written, and the journal still
-    // says `preparing`.
+    // Killed as it renames the journal to the root (its first rename):
+    // every new content is staged, and the write is not committed.
     kill_create_api(&dir, "rename", 1);
+    assert!(dir.join(STAGING).join("journal").exists());
     let calls = check(&dir, HARMLESS);
     let removed = calls
         .iter()
@@ -493,5 +487,6 @@ fn undoing_an_interrupted_write_flushes_it_before_removing_the_journal() {
         .count();
     assert!(removed > 3, "recovery removed {removed} files: {calls:?}");
     assert!(!dir.join(JOURNAL).exists() && !dir.join("api").exists());
+    assert!(!dir.join(STAGING).exists());
     assert!(!read(&dir, "PROJECT").contains("kind: Captain"));
 }
