@@ -230,8 +230,7 @@ fn put_in_place(temp: &Path, target: &Path, new: bool) -> Result<()> {
     if !new {
         return Ok(fs::rename(temp, target)?);
     }
-    match fs::hard_link(temp, target) {
-        Ok(()) => Ok(fs::remove_file(temp)?),
+    match durable::rename_new(temp, target) {
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
             let _ = fs::remove_file(temp);
             bail!(
@@ -239,9 +238,7 @@ fn put_in_place(temp: &Path, target: &Path, new: bool) -> Result<()> {
                 target.display()
             )
         }
-        // A file system without hard links: check, then rename.
-        Err(_) if fs::symlink_metadata(target).is_err() => Ok(fs::rename(temp, target)?),
-        Err(e) => Err(e.into()),
+        done => Ok(done?),
     }
 }
 

@@ -30,15 +30,14 @@ pub struct NewFiles {
 
 impl NewFiles {
     /// Writes `contents` to a file made for it at `path`, with `mode` when
-    /// given. Whatever a crashed run left at `path` is removed first, and a
-    /// link planted there is never followed.
+    /// given: a new file, so that a file or link already at `path` is an
+    /// error, never written through.
     pub fn write(
         &mut self,
         path: &Path,
         contents: &[u8],
         mode: Option<fs::Permissions>,
     ) -> io::Result<()> {
-        let _ = fs::remove_file(path);
         let mut file = fs::OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -82,6 +81,63 @@ pub fn overwrite(path: &Path, contents: &[u8]) -> io::Result<()> {
 pub fn rename_flushed(temp: &Path, path: &Path) -> io::Result<()> {
     fs::rename(temp, path)?;
     sync_dir(parent(path))
+}
+
+/// Gives the file `from` the name `to` only where nothing has that name: an
+/// `AlreadyExists` error otherwise, and `to` stays as it is. One
+/// `renameat2(RENAME_NOREPLACE)` on Linux; where the file system lacks it,
+/// `to` is first made a second name of the file (a link, which never
+/// replaces), then `from` removed.
+pub fn rename_new(from: &Path, to: &Path) -> io::Result<()> {
+    match rename_no_replace(from, to) {
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(e),
+        Err(_) => link_then_unlink(from, to),
+        Ok(()) => Ok(()),
+    }
+}
+
+/// `renameat2(2)` with `RENAME_NOREPLACE`.
+#[cfg(target_os = "linux")]
+fn rename_no_replace(from: &Path, to: &Path) -> io::Result<()> {
+    use std::os::unix::ffi::OsStrExt as _;
+    let c = |path: &Path| {
+        std::ffi::CString::new(path.as_os_str().as_bytes())
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
+    };
+    let (from, to) = (c(from)?, c(to)?);
+    // SAFETY: both names are NUL-terminated strings alive for the call.
+    let done = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            from.as_ptr(),
+            libc::AT_FDCWD,
+            to.as_ptr(),
+            libc::RENAME_NOREPLACE,
+        )
+    };
+    if done == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// No `renameat2` here: always the link and unlink of [`rename_new`].
+#[cfg(not(target_os = "linux"))]
+fn rename_no_replace(_from: &Path, _to: &Path) -> io::Result<()> {
+    Err(io::ErrorKind::Unsupported.into())
+}
+
+/// [`rename_new`] as two steps: `to` linked to `from`'s file, then `from`
+/// removed. On a file system without links either, the name `to` is
+/// checked free, then `from` renamed.
+fn link_then_unlink(from: &Path, to: &Path) -> io::Result<()> {
+    match fs::hard_link(from, to) {
+        Ok(()) => fs::remove_file(from),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(e),
+        Err(_) if fs::symlink_metadata(to).is_err() => fs::rename(from, to),
+        Err(e) => Err(e),
+    }
 }
 
 /// Removes the file at `path` and flushes the removal.
@@ -240,6 +296,26 @@ mod tests {
         remove(&target).unwrap();
         assert!(!target.exists());
         assert_eq!(parent(Path::new("PROJECT")), Path::new("."));
+    }
+
+    #[test]
+    fn a_new_name_never_replaces_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let (from, to) = (dir.path().join("staged"), dir.path().join("target"));
+        fs::write(&from, "new").unwrap();
+        fs::write(&to, "theirs").unwrap();
+        let refused = rename_new(&from, &to).unwrap_err();
+        assert_eq!(refused.kind(), io::ErrorKind::AlreadyExists);
+        assert_eq!(fs::read_to_string(&to).unwrap(), "theirs");
+        fs::remove_file(&to).unwrap();
+        rename_new(&from, &to).unwrap();
+        assert_eq!(fs::read_to_string(&to).unwrap(), "new");
+        assert!(!from.exists());
+        fs::write(&from, "again").unwrap();
+        fs::remove_file(&to).unwrap();
+        link_then_unlink(&from, &to).unwrap();
+        assert_eq!(fs::read_to_string(&to).unwrap(), "again");
+        assert!(!from.exists());
     }
 
     #[cfg(unix)]

@@ -244,9 +244,10 @@ impl Journal {
             if temp.exists() {
                 fs::rename(&temp, root.join(&entry.target))
                     .with_context(|| format!("cannot finish writing {}", entry.target.display()))?;
-                // A new file is put in place as a second name of its staged
-                // file; when the run stopped between the two steps, the
-                // rename above changes nothing and the staged name stays.
+                // Where the file system lacks `renameat2`, a new file is put
+                // in place as a second name of its staged file; when the run
+                // stopped between the two steps, the rename above changes
+                // nothing and the staged name stays.
                 let _ = fs::remove_file(&temp);
                 renamed += 1;
             }

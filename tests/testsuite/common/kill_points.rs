@@ -80,7 +80,7 @@ pub fn kill_everywhere(
     assert_ne!(old, tally.new, "the command changes nothing");
     for syscall in syscalls {
         let calls = count_calls(base, line, syscall);
-        assert!(calls > 2, "{syscall}: only {calls} calls");
+        assert!(calls > 0, "{syscall}: never called");
         for when in 1..=calls {
             let dir = base.with_file_name(format!("{syscall}-{when}"));
             copy_tree(base, &dir);

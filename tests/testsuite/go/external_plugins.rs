@@ -217,7 +217,12 @@ fn a_kill_mid_write_leaves_the_old_or_the_new_tree_with_the_plugins_files() {
             .output()
             .unwrap()
     };
-    let tally = kill_everywhere(&base, &line, &["rename", "linkat", "unlink"], next);
+    let tally = kill_everywhere(
+        &base,
+        &line,
+        &["rename", "renameat2", "unlink", "rmdir"],
+        next,
+    );
     assert!(
         tally
             .new

@@ -460,9 +460,9 @@ fn a_write_flushes_in_a_few_calls_however_many_files_it_writes() {
 #[ignore = "needs strace; run by scripts/test-all"]
 fn finishing_an_interrupted_write_flushes_it_before_removing_the_journal() {
     let (_tmp, dir) = project();
-    // Killed among the links of new files: after the journal said the
-    // write is complete.
-    kill_create_api(&dir, "linkat", 3);
+    // Killed among the renames of new files into place: after the commit
+    // point.
+    kill_create_api(&dir, "renameat2", 3);
     let files = placed(&dir, &check(&dir, HARMLESS));
     assert!(
         files.contains(&"PROJECT".into()),

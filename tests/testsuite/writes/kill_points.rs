@@ -1,7 +1,6 @@
-//! A command killed at any of its write, rename, linkat and unlink system
-//! calls (a new file is put in place as a second name of its temporary
-//! file, whose first name is then removed) leaves the old tree or the new
-//! one, at the latest once the next command has run in the directory (see
+//! A command killed at any of its write, rename, renameat2, unlink and
+//! rmdir system calls (a new file is put in place with `renameat2`, which never
+//! replaces a file) leaves the old tree or the new one, at the latest once the next command has run in the directory (see
 //! src/machinery/journal.rs).
 //!
 //! Each run kills `create webhook` with SIGKILL at the K-th call of one of
@@ -19,7 +18,7 @@ const COMMAND: &str = "create webhook --group crew --version v1 --kind Captain -
 
 #[test]
 #[ignore = "needs strace; run by scripts/test-all"]
-fn a_kill_at_any_write_rename_link_or_unlink_leaves_the_old_or_the_new_tree() {
+fn a_kill_at_any_write_rename_or_removal_leaves_the_old_or_the_new_tree() {
     let (_tmp, base) = empty_project_dir("ship");
     init_project(&base, &[]);
     kb_ok(
@@ -36,5 +35,11 @@ fn a_kill_at_any_write_rename_link_or_unlink_leaves_the_old_or_the_new_tree() {
             .output()
             .unwrap()
     };
-    kill_everywhere(&base, &line, &["write", "rename", "linkat", "unlink"], next).assert_whole();
+    kill_everywhere(
+        &base,
+        &line,
+        &["write", "rename", "renameat2", "unlink", "rmdir"],
+        next,
+    )
+    .assert_whole();
 }
