@@ -8,23 +8,23 @@
 //! which stands for what every step depends on). Two sequences have the
 //! same files after step `n` when they have the same key there.
 //!
-//! Kept in one file, written whole under a temporary name and renamed into
-//! place; it is a cache: a file that is missing, of another format or torn
-//! (its checksum does not match) is read as no checkpoint at all, and is
-//! never flushed.
+//! Kept in one file, each step followed by the checksum of its bytes: a
+//! command that replays only its last steps cuts the file after the steps
+//! it keeps and appends its own, instead of writing every step again. It is
+//! a cache: a missing file or one of another format is read as no
+//! checkpoint at all, a step whose bytes do not match its checksum (a write
+//! cut short, or two commands writing at once) as the end of the file; it
+//! is never flushed.
 
 use super::git_objects::sha1_hex;
 use super::tree::{Entry, Tree};
 use anyhow::{Context as _, Result};
 use std::fs;
-use std::io::Write as _;
+use std::io::{Seek as _, SeekFrom, Write as _};
 use std::path::{Path, PathBuf};
 
 /// The first line of the file: its format.
-const MAGIC: &[u8] = b"kubebuilder-rs replay checkpoints 1\n";
-
-/// The length of a checksum line: 40 hex digits and a newline.
-const CHECKSUM_LEN: usize = 41;
+const MAGIC: &[u8] = b"kubebuilder-rs replay checkpoints 2\n";
 
 /// What one step changed: a file put (made or replaced) or removed.
 type Change = (PathBuf, Option<Entry>);
@@ -42,6 +42,9 @@ struct Checkpoint {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Checkpoints {
     steps: Vec<Checkpoint>,
+    /// Where each of the first steps ends in the file they were read from:
+    /// saving writes only the steps after them.
+    in_file: Vec<u64>,
 }
 
 /// The chained keys of a sequence of steps whose texts are `steps`,
@@ -68,20 +71,35 @@ impl Checkpoints {
     }
 
     /// Keeps the checkpoints in the file at `path` (its folder made if
-    /// need be), replacing it whole. Not flushed: a cache.
+    /// need be; the file readable by its owner only): the file is cut after
+    /// the steps it already holds, and the others are appended. Not
+    /// flushed: a cache.
     pub fn save(&self, path: &Path) -> Result<()> {
-        let Some(bytes) = self.encode() else {
-            return Ok(());
+        let kept = self.in_file.len();
+        let (start, mut bytes) = match self.in_file.last() {
+            Some(&end) => (end, Vec::new()),
+            None => (0, MAGIC.to_vec()),
         };
+        for step in &self.steps[kept..] {
+            match step.encode() {
+                Some(step) => bytes.extend(step),
+                None => break,
+            }
+        }
         let folder = path.parent().context("a checkpoint file has a folder")?;
         fs::create_dir_all(folder)
             .with_context(|| format!("cannot create {}", folder.display()))?;
-        let mut temp = tempfile::NamedTempFile::new_in(folder)
-            .with_context(|| format!("cannot write in {}", folder.display()))?;
-        temp.write_all(&bytes)?;
-        temp.persist(path)
+        let mut options = fs::OpenOptions::new();
+        options.write(true).create(true).truncate(false);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let mut file = options
+            .open(path)
             .with_context(|| format!("cannot write {}", path.display()))?;
-        Ok(())
+        file.set_len(start)?;
+        file.seek(SeekFrom::Start(start))?;
+        file.write_all(&bytes)
+            .with_context(|| format!("cannot write {}", path.display()))
     }
 
     /// How many of the sequence's first steps, whose keys are `keys`, the
@@ -95,6 +113,7 @@ impl Checkpoints {
             .take_while(|(step, key)| &step.key == *key)
             .count();
         self.steps.truncate(shared);
+        self.in_file.truncate(shared);
         let mut files = Tree::new();
         for step in &self.steps {
             apply(&mut files, &step.changes);
@@ -110,53 +129,43 @@ impl Checkpoints {
         });
     }
 
-    /// The file's bytes; `None` when a path cannot be written on a line
-    /// (not UTF-8, or holding a newline): then nothing is kept.
+    /// The checkpoints of the file's `bytes`: the steps up to the first
+    /// that is cut short or does not match its checksum; `None` unless the
+    /// format is this module's.
+    fn decode(bytes: &[u8]) -> Option<Self> {
+        let mut reader = Reader {
+            rest: bytes.strip_prefix(MAGIC)?,
+        };
+        let mut checkpoints = Self::default();
+        while let Some(step) = reader.step() {
+            checkpoints.steps.push(step);
+            checkpoints
+                .in_file
+                .push((bytes.len() - reader.rest.len()) as u64);
+        }
+        Some(checkpoints)
+    }
+}
+
+impl Checkpoint {
+    /// The step's bytes in the file, its checksum line last; `None` when a
+    /// path cannot be written on a line (not UTF-8, or holding a newline).
     fn encode(&self) -> Option<Vec<u8>> {
-        let mut out = MAGIC.to_vec();
-        for step in &self.steps {
-            out.extend(format!("step {} {}\n", step.key, step.changes.len()).bytes());
-            for (path, entry) in &step.changes {
-                let path = path.to_str().filter(|p| !p.contains('\n'))?;
-                match entry {
-                    Some(entry) => {
-                        let line = format!("put {:o} {} {path}\n", entry.mode, entry.bytes.len());
-                        out.extend(line.bytes());
-                        out.extend(&entry.bytes);
-                    }
-                    None => out.extend(format!("del {path}\n").bytes()),
+        let mut out = format!("step {} {}\n", self.key, self.changes.len()).into_bytes();
+        for (path, entry) in &self.changes {
+            let path = path.to_str().filter(|p| !p.contains('\n'))?;
+            match entry {
+                Some(entry) => {
+                    let line = format!("put {:o} {} {path}\n", entry.mode, entry.bytes.len());
+                    out.extend(line.bytes());
+                    out.extend(&entry.bytes);
                 }
+                None => out.extend(format!("del {path}\n").bytes()),
             }
         }
         let checksum = sha1_hex(&out);
-        out.extend(checksum.bytes());
-        out.push(b'\n');
+        out.extend(format!("sum {checksum}\n").bytes());
         Some(out)
-    }
-
-    /// The checkpoints of the file's `bytes`; `None` unless the format and
-    /// checksum are this module's.
-    fn decode(bytes: &[u8]) -> Option<Self> {
-        let body_len = bytes.len().checked_sub(CHECKSUM_LEN)?;
-        let (body, checksum) = bytes.split_at(body_len);
-        if checksum.strip_suffix(b"\n")? != sha1_hex(body).as_bytes() {
-            return None;
-        }
-        let mut reader = Reader {
-            rest: body.strip_prefix(MAGIC)?,
-        };
-        let mut steps = Vec::new();
-        while !reader.rest.is_empty() {
-            let line = reader.line()?;
-            let mut words = line.strip_prefix("step ")?.split(' ');
-            let key = words.next()?.to_string();
-            let count: usize = words.next()?.parse().ok()?;
-            let changes = (0..count)
-                .map(|_| reader.change())
-                .collect::<Option<Vec<_>>>()?;
-            steps.push(Checkpoint { key, changes });
-        }
-        Some(Self { steps })
     }
 }
 
@@ -166,6 +175,21 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    /// The next step, when it is whole and matches its checksum.
+    fn step(&mut self) -> Option<Checkpoint> {
+        let start = self.rest;
+        let line = self.line()?;
+        let mut words = line.strip_prefix("step ")?.split(' ');
+        let key = words.next()?.to_string();
+        let count: usize = words.next()?.parse().ok()?;
+        let changes = (0..count)
+            .map(|_| self.change())
+            .collect::<Option<Vec<_>>>()?;
+        let body = &start[..start.len() - self.rest.len()];
+        let checksum = self.line()?.strip_prefix("sum ")?;
+        (checksum == sha1_hex(body)).then_some(Checkpoint { key, changes })
+    }
+
     /// The next line, without its newline.
     fn line(&mut self) -> Option<&'a str> {
         let end = self.rest.iter().position(|b| *b == b'\n')?;
@@ -286,26 +310,39 @@ mod tests {
     }
 
     #[test]
-    fn the_file_reads_back_what_was_kept_and_nothing_when_torn() {
+    fn the_file_reads_back_the_whole_steps_it_holds() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("cache/checkpoints");
         let keys = chain_keys("s", ["1", "2", "3"]);
         let (checkpoints, _) = three_steps(&keys);
         checkpoints.save(&path).unwrap();
-        assert_eq!(Checkpoints::load(&path), checkpoints);
-
+        let read = Checkpoints::load(&path);
+        assert_eq!(read.steps, checkpoints.steps);
         let bytes = fs::read(&path).unwrap();
-        for cut in [1, bytes.len() / 2, bytes.len() - 1] {
+        assert_eq!(read.in_file.last(), Some(&(bytes.len() as u64)));
+
+        let ends: Vec<usize> = read.in_file.iter().map(|&end| end as usize).collect();
+        for cut in [
+            1,
+            MAGIC.len(),
+            ends[0] - 1,
+            ends[0],
+            ends[1] + 7,
+            bytes.len() - 1,
+        ] {
             fs::write(&path, &bytes[..cut]).unwrap();
+            let whole = ends.iter().filter(|&&end| end <= cut).count();
             assert_eq!(
-                Checkpoints::load(&path),
-                Checkpoints::default(),
+                Checkpoints::load(&path).steps,
+                checkpoints.steps[..whole],
                 "cut at {cut}"
             );
         }
         let mut flipped = bytes.clone();
-        flipped[MAGIC.len() + 10] ^= 1;
+        flipped[ends[0] + 10] ^= 1;
         fs::write(&path, flipped).unwrap();
+        assert_eq!(Checkpoints::load(&path).steps, checkpoints.steps[..1]);
+        fs::write(&path, b"kubebuilder-rs replay checkpoints 1\n").unwrap();
         assert_eq!(Checkpoints::load(&path), Checkpoints::default());
         assert_eq!(
             Checkpoints::load(&dir.path().join("missing")),
@@ -314,12 +351,39 @@ mod tests {
     }
 
     #[test]
-    fn a_path_that_cannot_be_a_line_keeps_nothing() {
+    fn saving_after_a_resume_writes_only_the_steps_after_those_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("checkpoints");
+        let keys = chain_keys("s", ["1", "2", "3"]);
+        let (checkpoints, states) = three_steps(&keys);
+        checkpoints.save(&path).unwrap();
+
+        let mut read = Checkpoints::load(&path);
+        let other = chain_keys("s", ["1", "2", "other"]);
+        assert_eq!(read.resume(&other).0, 2);
+        // Were the kept steps written again, the file would show this.
+        read.steps[0].changes.clear();
+        read.push(other[2].clone(), &states[2], &tree(&[("z", "other")]));
+        read.save(&path).unwrap();
+
+        let again = Checkpoints::load(&path);
+        assert_eq!(again.steps[..2], checkpoints.steps[..2]);
+        assert_eq!(again.steps[2].key, other[2]);
+        let mut resumed = again.clone();
+        assert_eq!(resumed.resume(&other), (3, tree(&[("z", "other")])));
+
+        Checkpoints::default().save(&path).unwrap();
+        assert_eq!(fs::read(&path).unwrap(), MAGIC);
+    }
+
+    #[test]
+    fn a_path_that_cannot_be_a_line_ends_what_is_kept() {
         let mut checkpoints = Checkpoints::default();
-        checkpoints.push("k".into(), &Tree::new(), &tree(&[("a\nb", "x")]));
+        checkpoints.push("k".into(), &Tree::new(), &tree(&[("a", "x")]));
+        checkpoints.push("l".into(), &Tree::new(), &tree(&[("a\nb", "x")]));
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("checkpoints");
         checkpoints.save(&path).unwrap();
-        assert!(!path.exists());
+        assert_eq!(Checkpoints::load(&path).steps, checkpoints.steps[..1]);
     }
 }
