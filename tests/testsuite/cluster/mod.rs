@@ -346,23 +346,102 @@ fn run_pod(
 
 #[test]
 #[ignore = "needs root, Go and Debian's container packages; run by the README's test command"]
-fn pods_run_from_the_registry_and_the_kind_stand_in_and_down_leaves_nothing() {
+fn clusters_killed_runs_left_behind_are_taken_down_by_the_next_up_which_runs_pods_and_leaves_nothing()
+ {
     run_ok(&support("cluster"), &["assets"], &[]);
-    let kubectl = kubectl_path();
     let scratch = tempfile::tempdir().unwrap();
-    let dir = scratch.path().join("clusters/e2e");
     let before = HostState::now();
+    let left_by = |dir: &Path| {
+        let state = dir.join("state");
+        (state.exists(), processes_naming(dir).len())
+    };
 
+    // A test process killed before its `down`: the cluster's processes run
+    // on, their owner gone.
+    let orphaned = scratch.path().join("clusters/orphaned");
+    let mut owner = Command::new("sleep").arg("3600").spawn().unwrap();
+    let up = up_owned_by(&orphaned, owner.id());
+    assert!(up.status.success(), "{}", describe("cluster up", &up));
+    owner.kill().unwrap();
+    owner.wait().unwrap();
+    let (state, processes) = left_by(&orphaned);
+    assert!(state && processes > 0, "the orphaned cluster runs on");
+
+    // The next `up` takes it down and starts.
+    let second = scratch.path().join("clusters/second");
+    let up = up_owned_by(&second, std::process::id());
+    assert!(up.status.success(), "{}", describe("cluster up", &up));
+    assert!(
+        text(&up.stderr).contains(&format!(
+            "taking down the cluster a killed run left in {}",
+            orphaned.display()
+        )),
+        "{}",
+        describe("cluster up", &up)
+    );
+    assert_eq!(left_by(&orphaned), (false, 0));
+
+    // A machine's session ended: every process of the cluster gone, its
+    // interface, mounts, cgroups and rules still there; no owner recorded.
+    std::fs::remove_file(second.join("state/owner-pid")).unwrap();
+    kill_every_process_naming(&second.display().to_string());
+    kill_every_process_naming("containerd-shim-runc-v2 .*/run/kubebuilder-rs-cluster/");
+    assert_eq!(
+        left_by(&second),
+        (true, 0),
+        "{:?}",
+        processes_naming(&second)
+    );
+    let third = scratch.path().join("clusters/third");
     let started = Instant::now();
-    let cluster = Up::start(&dir);
+    let cluster = Up::start(&third);
     eprintln!("cluster up took {:?}", started.elapsed());
-    let env = cluster_env(&dir);
+    assert_eq!(left_by(&second), (false, 0));
+
+    // A cluster in use is not taken down: `up` beside it is refused.
+    let fourth = scratch.path().join("clusters/fourth");
+    let refused = up_owned_by(&fourth, std::process::id());
+    assert!(
+        !refused.status.success(),
+        "{}",
+        describe("cluster up", &refused)
+    );
+    assert!(
+        text(&refused.stderr).contains("another cluster is up"),
+        "{}",
+        describe("cluster up", &refused)
+    );
+    assert!(!fourth.exists(), "a refused up makes nothing");
+    assert!(left_by(&third).1 > 0, "the cluster in use still runs");
+
+    pods_run_from_the_registry_and_the_kind_stand_in(&third);
+
+    // Down, with Pods still running: nothing of the cluster stays.
+    cluster.down();
+    assert_eq!(HostState::now(), before, "something was left behind");
+    assert_eq!(processes_naming(&third), Vec::<String>::new());
+    let left: Vec<String> = std::fs::read_dir(&third)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| !name.ends_with(".log"))
+        .collect();
+    assert_eq!(left, Vec::<String>::new(), "down keeps only the logs");
+}
+
+/// What the cluster in `dir` runs, as the projects' tests need it: images
+/// pushed to its registry and loaded through the kind stand-in, Service
+/// names resolved and reached, the API server from a Pod under RBAC, and
+/// the images deploy-image's examples name.
+fn pods_run_from_the_registry_and_the_kind_stand_in(dir: &Path) {
+    let kubectl = kubectl_path();
+    let name = dir.file_name().unwrap().to_str().unwrap();
+    let env = cluster_env(dir);
     assert_eq!(
         value(&env, "KUBECONFIG"),
         dir.join("kubeconfig").to_str().unwrap()
     );
     assert_eq!(value(&env, "CONTAINER_TOOL"), "podman");
-    assert_eq!(value(&env, "KIND_CLUSTER"), "e2e");
+    assert_eq!(value(&env, "KIND_CLUSTER"), name);
     assert!(value(&env, "REGISTRY").starts_with("127.0.0.1:"));
     let nodes = run_ok(&kubectl, &["get", "nodes", "--no-headers"], &env);
     assert!(nodes.contains(" Ready "), "{nodes}");
@@ -370,7 +449,7 @@ fn pods_run_from_the_registry_and_the_kind_stand_in_and_down_leaves_nothing() {
     // An image built FROM an upstream name (resolved through the local
     // registry), pushed to the registry as `make docker-push` would, and
     // pulled from there by the kubelet.
-    let context = scratch.path().join("image");
+    let context = dir.with_file_name("image");
     std::fs::create_dir_all(&context).unwrap();
     std::fs::write(
         context.join("Dockerfile"),
@@ -398,10 +477,10 @@ fn pods_run_from_the_registry_and_the_kind_stand_in_and_down_leaves_nothing() {
     );
     let kind = PathBuf::from(value(&env, "KIND"));
     let clusters = run_ok(&kind, &["get", "clusters"], &env);
-    assert_eq!(clusters.trim(), "e2e");
+    assert_eq!(clusters.trim(), name);
     run_ok(
         &kind,
-        &["load", "docker-image", loaded, "--name", "e2e"],
+        &["load", "docker-image", loaded, "--name", name],
         &env,
     );
     let (phase, log) = run_pod(&kubectl, &env, "loaded", loaded, "Never", "cat /marker");
@@ -501,88 +580,6 @@ fn pods_run_from_the_registry_and_the_kind_stand_in_and_down_leaves_nothing() {
         "wc -l </etc/passwd && sha256sum /etc/group >/dev/null && echo busybox-ok",
     );
     assert_eq!((phase.as_str(), log.trim()), ("Succeeded", "2\nbusybox-ok"));
-
-    // Down, with Pods still running: nothing of the cluster stays.
-    cluster.down();
-    assert_eq!(HostState::now(), before, "down left something behind");
-    assert_eq!(processes_naming(&dir), Vec::<String>::new());
-    let left: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|name| !name.ends_with(".log"))
-        .collect();
-    assert_eq!(left, Vec::<String>::new(), "down keeps only the logs");
-}
-
-#[test]
-#[ignore = "needs root, Go and Debian's container packages; run by the README's test command"]
-fn clusters_killed_runs_left_behind_are_taken_down_by_the_next_up() {
-    run_ok(&support("cluster"), &["assets"], &[]);
-    let scratch = tempfile::tempdir().unwrap();
-    let before = HostState::now();
-    let left_by = |dir: &Path| {
-        let state = dir.join("state");
-        (state.exists(), processes_naming(dir).len())
-    };
-
-    // A test process killed before its `down`: the cluster's processes run
-    // on, their owner gone.
-    let orphaned = scratch.path().join("clusters/orphaned");
-    let mut owner = Command::new("sleep").arg("3600").spawn().unwrap();
-    let up = up_owned_by(&orphaned, owner.id());
-    assert!(up.status.success(), "{}", describe("cluster up", &up));
-    owner.kill().unwrap();
-    owner.wait().unwrap();
-    let (state, processes) = left_by(&orphaned);
-    assert!(state && processes > 0, "the orphaned cluster runs on");
-
-    // The next `up` takes it down and starts.
-    let second = scratch.path().join("clusters/second");
-    let up = up_owned_by(&second, std::process::id());
-    assert!(up.status.success(), "{}", describe("cluster up", &up));
-    assert!(
-        text(&up.stderr).contains(&format!(
-            "taking down the cluster a killed run left in {}",
-            orphaned.display()
-        )),
-        "{}",
-        describe("cluster up", &up)
-    );
-    assert_eq!(left_by(&orphaned), (false, 0));
-
-    // A machine's session ended: every process of the cluster gone, its
-    // interface, mounts, cgroups and rules still there; no owner recorded.
-    std::fs::remove_file(second.join("state/owner-pid")).unwrap();
-    kill_every_process_naming(&second.display().to_string());
-    kill_every_process_naming("containerd-shim-runc-v2 .*/run/kubebuilder-rs-cluster/");
-    assert_eq!(
-        left_by(&second),
-        (true, 0),
-        "{:?}",
-        processes_naming(&second)
-    );
-    let third = scratch.path().join("clusters/third");
-    let cluster = Up::start(&third);
-    assert_eq!(left_by(&second), (false, 0));
-
-    // A cluster in use is not taken down: `up` beside it is refused.
-    let fourth = scratch.path().join("clusters/fourth");
-    let refused = up_owned_by(&fourth, std::process::id());
-    assert!(
-        !refused.status.success(),
-        "{}",
-        describe("cluster up", &refused)
-    );
-    assert!(
-        text(&refused.stderr).contains("another cluster is up"),
-        "{}",
-        describe("cluster up", &refused)
-    );
-    assert!(!fourth.exists(), "a refused up makes nothing");
-    assert!(left_by(&third).1 > 0, "the cluster in use still runs");
-
-    cluster.down();
-    assert_eq!(HostState::now(), before, "something was left behind");
 }
 
 #[test]
@@ -741,16 +738,23 @@ fn the_deployed_operator_in_production(
         name,
         env,
         webhook_kind: layout.webhook_kind,
+        domain: layout.domain,
+        samples: layout.samples,
         leader_line: layout.leader_line,
         stopped_line: layout.stopped_line,
     };
     let namespace = format!("{name}-system");
+    let samples = layout.samples;
+    if samples != "default" {
+        kubectl(&["create", "namespace", samples]);
+    }
+    let memcacheds = deployed.memcacheds();
     let sample = project.join("config/samples/cache_v1alpha1_memcached.yaml");
-    kubectl(&["apply", "-n", "default", "-f", sample.to_str().unwrap()]);
+    kubectl(&["apply", "-n", samples, "-f", sample.to_str().unwrap()]);
     let deadline = Instant::now() + Duration::from_secs(180);
     let field = |resource: &str, path: &str| {
         let out = Command::new("kubectl")
-            .args(["get", resource, "memcached-sample", "-n", "default"])
+            .args(["get", resource, "memcached-sample", "-n", samples])
             .args(["-o", &format!("jsonpath={path}")])
             .envs(env.iter().cloned())
             .output()
@@ -759,20 +763,20 @@ fn the_deployed_operator_in_production(
     };
     while field("deployment", "{.status.readyReplicas}") != "1"
         || field(
-            "memcacheds.cache.example.com",
+            &memcacheds,
             "{.status.conditions[?(@.type==\"Available\")].status}",
         ) != "True"
     {
         assert!(
             Instant::now() < deadline,
             "the Memcached sample was not served within 180 s:\n{}",
-            kubectl(&["describe", "deployment,pods", "-n", "default"])
+            kubectl(&["describe", "deployment,pods", "-n", samples])
         );
         std::thread::sleep(Duration::from_secs(1));
     }
     assert_eq!(
-        field("memcacheds.cache.example.com", "{.metadata.finalizers[0]}"),
-        "cache.example.com/finalizer"
+        field(&memcacheds, "{.metadata.finalizers[0]}"),
+        format!("cache.{}/finalizer", layout.domain)
     );
     // The Pod runs what `create api` was given: the command and the port.
     let pods = |path: &str| {
@@ -780,7 +784,7 @@ fn the_deployed_operator_in_production(
             "get",
             "pods",
             "-n",
-            "default",
+            samples,
             "-l",
             "app.kubernetes.io/instance=memcached-sample",
             "-o",
@@ -802,13 +806,13 @@ fn the_deployed_operator_in_production(
         assert!(
             Instant::now() < deadline,
             "size 2 did not give two Ready Pods within 180 s:\n{}",
-            kubectl(&["describe", "deployment,pods", "-n", "default"])
+            kubectl(&["describe", "deployment,pods", "-n", samples])
         );
         std::thread::sleep(Duration::from_secs(1));
     }
     // The dashboards of grafana/v1-alpha have data: every metric their
     // queries read is among the samples scraped from the manager's Pod.
-    let exposition = metrics_answer_only_the_reader(env, name);
+    let exposition = metrics_answer_only_the_reader(env, name, samples);
     let scraped = common::grafana::exported_names(&exposition);
     let queried = common::grafana::dashboard_metrics(project);
     assert!(!queried.is_empty(), "no dashboard in {}", project.display());
@@ -847,10 +851,8 @@ fn the_deployed_operator_in_production(
         "undeploy did not delete the sample first: {}",
         text(&undeploy.stdout)
     );
-    for (kind, object) in [
-        ("namespace", namespace.as_str()),
-        ("crd", "memcacheds.cache.example.com"),
-    ] {
+    let crd = format!("crd/{memcacheds}");
+    for (kind, object) in [("namespace", namespace.as_str()), ("crd", &crd[4..])] {
         let out = Command::new("kubectl")
             .args(["get", kind, object])
             .envs(env.iter().cloned())
@@ -918,40 +920,34 @@ struct Layout<'a> {
     grants: rbac::Grants<'a>,
     /// The API version and kind the project's webhooks admit.
     webhook_kind: (&'a str, &'a str),
+    /// The project's domain (its Memcached is of group `cache.<domain>`).
+    domain: &'a str,
+    /// The namespace of the Memcached sample and the checks' objects.
+    samples: &'a str,
     /// What the manager logs when it becomes the leader.
     leader_line: &'a str,
     /// What a stopping leader logs last, once its reconciles ended.
     stopped_line: &'a str,
 }
 
-/// The manager's metrics through its Service, from a Pod: without a token
-/// 401, with the token of a ServiceAccount lacking the metrics-reader role
-/// 403, with that of one bound to it 200 (`name`: the project). Returns
-/// what the reader was served.
-fn metrics_answer_only_the_reader(env: &[(String, String)], name: &str) -> String {
+/// The manager's metrics through its Service, from a Pod in `namespace`:
+/// without a token 401, with the token of a ServiceAccount lacking the
+/// metrics-reader role 403, with that of one bound to it 200 (`name`: the
+/// project). Returns what the reader was served.
+fn metrics_answer_only_the_reader(env: &[(String, String)], name: &str, namespace: &str) -> String {
     let kubectl = |args: &[&str]| run_ok(Path::new("kubectl"), args, env);
-    kubectl(&[
-        "create",
-        "serviceaccount",
-        "metrics-denied",
-        "-n",
-        "default",
-    ]);
-    kubectl(&[
-        "create",
-        "serviceaccount",
-        "metrics-reader",
-        "-n",
-        "default",
-    ]);
+    for account in ["metrics-denied", "metrics-reader"] {
+        kubectl(&["create", "serviceaccount", account, "-n", namespace]);
+    }
+    let binding = format!("{name}-metrics-reader-probe");
     kubectl(&[
         "create",
         "clusterrolebinding",
-        "metrics-reader-probe",
+        &binding,
         &format!("--clusterrole={name}-metrics-reader"),
-        "--serviceaccount=default:metrics-reader",
+        &format!("--serviceaccount={namespace}:metrics-reader"),
     ]);
-    let token = |account: &str| kubectl(&["create", "token", account, "-n", "default"]);
+    let token = |account: &str| kubectl(&["create", "token", account, "-n", namespace]);
     let (denied, reader) = (token("metrics-denied"), token("metrics-reader"));
     let url =
         format!("https://{name}-controller-manager-metrics-service.{name}-system.svc:8443/metrics");
@@ -964,10 +960,11 @@ fn metrics_answer_only_the_reader(env: &[(String, String)], name: &str) -> Strin
         reader.trim()
     );
     let kubectl_path = PathBuf::from("kubectl");
+    let probe = format!("{name}-metrics-probe");
     let (phase, log) = run_pod(
         &kubectl_path,
         env,
-        "metrics-probe",
+        &probe,
         "curlimages/curl:latest",
         "IfNotPresent",
         &script,
@@ -978,8 +975,8 @@ fn metrics_answer_only_the_reader(env: &[(String, String)], name: &str) -> Strin
         ("Succeeded", "none=401 denied=403 reader=200"),
         "{log}"
     );
-    kubectl(&["delete", "pod", "metrics-probe", "-n", "default"]);
-    kubectl(&["delete", "clusterrolebinding", "metrics-reader-probe"]);
+    kubectl(&["delete", "pod", &probe, "-n", "default"]);
+    kubectl(&["delete", "clusterrolebinding", &binding]);
     exposition.to_string()
 }
 
@@ -1021,27 +1018,14 @@ const GO_WEBHOOK: &str = "internal/webhook/v1/guestbook_webhook.go";
 const RUST_WEBHOOK: &str = "src/webhook/v1/frigate.rs";
 
 #[test]
-#[ignore = "needs root, Go and Debian's container packages; run by the README's test command"]
-fn a_go_project_passes_its_own_make_test_e2e_unmodified() {
+#[ignore = "needs root, Go, Rust and Debian's container packages; run by the README's test command"]
+fn go_and_rust_projects_run_side_by_side_and_pass_their_own_make_test_e2e() {
     run_ok(&support("cluster"), &["assets"], &[]);
     let kubectl = kubectl_path();
-    let (_project_tmp, project) = common::empty_project_dir("guestbook");
-    common::kb_ok(
-        &project,
-        &common::words("init --domain example.com --repo example.com/guestbook"),
-    );
-    for command in [
-        "create api --group webapp --version v1 --kind Guestbook --resource --controller",
-        "create webhook --group webapp --version v1 --kind Guestbook --defaulting --programmatic-validation",
-        "create api --group webapp --version v2 --kind Guestbook --resource --controller=false",
-        "create webhook --group webapp --version v1 --kind Guestbook --conversion --spoke v2",
-        common::deploy_image::QUICK_START,
-        "edit --plugins grafana/v1-alpha",
-    ] {
-        common::kb_ok(&project, &common::words(command));
-    }
-    production::go_validator_refuses_an_empty_foo(&project.join(GO_WEBHOOK));
-    production::go_validator_lists_config_maps(&project.join(GO_WEBHOOK));
+    let (_guestbook_tmp, guestbook) = common::empty_project_dir("guestbook");
+    scaffold_guestbook(&guestbook);
+    let (_shipyard_tmp, shipyard) = common::empty_project_dir("shipyard");
+    scaffold_shipyard(&shipyard);
     let scratch = tempfile::tempdir().unwrap();
     let dir = scratch.path().join("clusters/guestbook-e2e");
     let before = HostState::now();
@@ -1054,47 +1038,32 @@ fn a_go_project_passes_its_own_make_test_e2e_unmodified() {
         &[],
     );
 
-    // The user's kubeconfig names another cluster as its current context:
-    // the suite must neither use it nor change the file (it works on the
-    // cluster `make test-e2e` hands it, kubernetes-sigs/kubebuilder #4116).
+    // The go/v4 user's kubeconfig names another cluster as its current
+    // context: the suite must neither use it nor change the file (it works
+    // on the cluster `make test-e2e` hands it, kubernetes-sigs/kubebuilder
+    // #4116). The rust/v1-alpha user's names a cluster that cannot be
+    // reached.
     let decoy = ControlPlane::up();
-    let user_kubeconfig = scratch.path().join("home/.kube/config");
-    std::fs::create_dir_all(user_kubeconfig.parent().unwrap()).unwrap();
-    std::fs::copy(decoy.kubeconfig(), &user_kubeconfig).unwrap();
-    let user_kubeconfig_before = std::fs::read(&user_kubeconfig).unwrap();
-    let env = e2e_env(&dir, &kubectl, &user_kubeconfig);
-    push_to_the_registry(&project, &env, "guestbook");
+    let go_kubeconfig = scratch.path().join("go-user/.kube/config");
+    std::fs::create_dir_all(go_kubeconfig.parent().unwrap()).unwrap();
+    std::fs::copy(decoy.kubeconfig(), &go_kubeconfig).unwrap();
+    let go_kubeconfig_before = std::fs::read(&go_kubeconfig).unwrap();
+    let rust_kubeconfig = scratch.path().join("rust-user/.kube/config");
+    std::fs::create_dir_all(rust_kubeconfig.parent().unwrap()).unwrap();
+    std::fs::write(&rust_kubeconfig, common::cluster::UNREACHABLE_KUBECONFIG).unwrap();
 
-    // Run by hand, without the kubeconfig make passes, the suite refuses
-    // before it builds or changes anything.
-    let direct = Command::new("go")
-        .args(["test", "-tags=e2e", "./test/e2e/", "-v", "-ginkgo.v"])
-        .current_dir(&project)
-        .envs(env.iter().cloned())
-        .output()
-        .unwrap();
-    let direct_log = without_colours(&text(&direct.stdout));
-    assert!(
-        !direct.status.success() && direct_log.contains("E2E_KUBECONFIG is not set"),
-        "{}",
-        describe("go test ./test/e2e/ without E2E_KUBECONFIG", &direct)
-    );
-
+    // Both operators in production on the one cluster at once (namespaces,
+    // CRDs and objects of their own), each checked while the other works.
     let deployed_env = e2e_env(&dir, &kubectl, &dir.join("kubeconfig"));
-    let layout = Layout {
-        grants: rbac::Grants {
-            controller: (
-                "internal/controller/memcached_controller.go",
-                "+kubebuilder:rbac:groups=apps,resources=deployments,",
-            ),
-            webhook: (GO_WEBHOOK, production::GO_CONFIG_MAPS_MARKER),
-        },
-        webhook_kind: ("webapp.example.com/v1", "Guestbook"),
-        leader_line: "Successfully acquired lease",
-        stopped_line: "All workers finished",
-    };
-    the_deployed_operator_in_production(&project, &deployed_env, "guestbook", &layout, &|args| {
-        bounded_make(&project, &deployed_env, args)
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let env = e2e_env(&dir, &kubectl, &go_kubeconfig);
+            guestbook_in_production(&guestbook, &env, &deployed_env);
+        });
+        scope.spawn(|| {
+            let env = e2e_env(&dir, &kubectl, &rust_kubeconfig);
+            shipyard_in_production(&shipyard, &env, &deployed_env);
+        });
     });
 
     // What a kubebuilder user's CI runs: the project's own suite builds the
@@ -1103,7 +1072,7 @@ fn a_go_project_passes_its_own_make_test_e2e_unmodified() {
     // Service from a curl Pod, and checks that cert-manager issued the
     // webhook certificate and injected its CA into the mutating, validating
     // and conversion webhooks.
-    let log = make_test_e2e(&project, &env);
+    let log = make_test_e2e(&guestbook, &e2e_env(&dir, &kubectl, &go_kubeconfig));
     assert!(log.contains("6 Passed | 0 Failed"), "{log}");
     for spec in [
         "has the webhook serving certificate from cert-manager",
@@ -1121,20 +1090,39 @@ fn a_go_project_passes_its_own_make_test_e2e_unmodified() {
     assert!(
         log.contains(&format!(
             "Using only the cluster of {}",
-            project.join("bin/guestbook-e2e.kubeconfig").display()
+            guestbook.join("bin/guestbook-e2e.kubeconfig").display()
         )),
         "{log}"
     );
     // Its clean-up deleted the cluster (`kind delete cluster`) as it does
     // with kind: nothing of it stays, and its kubeconfig went with it.
     assert!(!dir.exists(), "kind delete cluster removes the cluster");
-    assert!(!project.join("bin/guestbook-e2e.kubeconfig").exists());
+    assert!(!guestbook.join("bin/guestbook-e2e.kubeconfig").exists());
+    drop(cluster);
 
-    // The other cluster and the user's kubeconfig are as they were.
+    // The Rust project's suite, on a cluster of its own (the Go suite's
+    // clean-up deleted the one both ran on).
+    let dir = scratch.path().join("clusters/shipyard-e2e");
+    let cluster = Up::start(&dir);
+    run_ok(
+        &support("cluster"),
+        &["cert-manager", dir.to_str().unwrap()],
+        &[],
+    );
+    shipyard_passes_its_own_e2e_suite(&shipyard, &e2e_env(&dir, &kubectl, &rust_kubeconfig));
+    assert!(!dir.exists(), "kind delete cluster removes the cluster");
+    drop(cluster);
+
+    // The other cluster and the users' kubeconfigs are as they were.
     assert_eq!(
-        std::fs::read(&user_kubeconfig).unwrap(),
-        user_kubeconfig_before,
-        "the user's kubeconfig changed"
+        std::fs::read(&go_kubeconfig).unwrap(),
+        go_kubeconfig_before,
+        "the go/v4 user's kubeconfig changed"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&rust_kubeconfig).unwrap(),
+        common::cluster::UNREACHABLE_KUBECONFIG,
+        "the rust/v1-alpha user's kubeconfig changed"
     );
     let decoy_env = common::cluster::env_for(&decoy);
     for kind in ["namespaces", "customresourcedefinitions", "clusterroles"] {
@@ -1151,7 +1139,6 @@ fn a_go_project_passes_its_own_make_test_e2e_unmodified() {
         );
     }
     drop(decoy);
-    drop(cluster);
     assert_eq!(
         HostState::now(),
         before,
@@ -1159,37 +1146,105 @@ fn a_go_project_passes_its_own_make_test_e2e_unmodified() {
     );
 }
 
-#[test]
-#[ignore = "needs root, Go, Rust and Debian's container packages; run by the README's test command"]
-fn a_rust_project_passes_its_own_make_test_e2e_with_the_manager_in_the_cluster() {
-    run_ok(&support("cluster"), &["assets"], &[]);
-    let kubectl = kubectl_path();
-    let (_project_tmp, project) = common::empty_project_dir("shipyard");
-    let quick_start = format!("{} --manifests=false", common::deploy_image::QUICK_START);
-    let commands = [
-        common::rust_project::WEBHOOK_PROJECT,
-        &[quick_start.as_str(), "edit --plugins grafana/v1-alpha"],
-    ]
-    .concat();
-    common::rust_project::scaffold(&project, &commands);
-    production::rust_validator_lists_config_maps(&project.join(RUST_WEBHOOK));
-    let scratch = tempfile::tempdir().unwrap();
-    let dir = scratch.path().join("clusters/shipyard-e2e");
-    let before = HostState::now();
-    let cluster = Up::start(&dir);
-    run_ok(
-        &support("cluster"),
-        &["cert-manager", dir.to_str().unwrap()],
-        &[],
+/// The go/v4 project: Guestbook v1 (hub) and v2 with defaulting, validation
+/// and conversion webhooks, deploy-image's Memcached and the Grafana
+/// dashboards (domain example.com); its validator refuses an empty
+/// `spec.foo` and lists ConfigMaps, as a user's might.
+fn scaffold_guestbook(project: &Path) {
+    common::kb_ok(
+        project,
+        &common::words("init --domain example.com --repo example.com/guestbook"),
     );
-    let user_kubeconfig = scratch.path().join("home/.kube/config");
-    std::fs::create_dir_all(user_kubeconfig.parent().unwrap()).unwrap();
-    std::fs::write(&user_kubeconfig, common::cluster::UNREACHABLE_KUBECONFIG).unwrap();
-    let env = e2e_env(&dir, &kubectl, &user_kubeconfig);
-    with_a_lock_file(&project);
-    push_to_the_registry(&project, &env, "shipyard");
-    let deployed_env = e2e_env(&dir, &kubectl, &dir.join("kubeconfig"));
-    with_manifests_built(&project, &deployed_env);
+    for command in [
+        "create api --group webapp --version v1 --kind Guestbook --resource --controller",
+        "create webhook --group webapp --version v1 --kind Guestbook --defaulting --programmatic-validation",
+        "create api --group webapp --version v2 --kind Guestbook --resource --controller=false",
+        "create webhook --group webapp --version v1 --kind Guestbook --conversion --spoke v2",
+        common::deploy_image::QUICK_START,
+        "edit --plugins grafana/v1-alpha",
+    ] {
+        common::kb_ok(project, &common::words(command));
+    }
+    production::go_validator_refuses_an_empty_foo(&project.join(GO_WEBHOOK));
+    production::go_validator_lists_config_maps(&project.join(GO_WEBHOOK));
+}
+
+/// The rust/v1-alpha project: Frigate v1 and v2 with the webhooks,
+/// deploy-image's Memcached and the Grafana dashboards, of domain
+/// example.org (the go/v4 one's Memcached CRD is of example.com); its
+/// validator lists ConfigMaps.
+fn scaffold_shipyard(project: &Path) {
+    let quick_start = format!("{} --manifests=false", common::deploy_image::QUICK_START);
+    common::kb_ok(
+        project,
+        &common::words("init --plugins rust/v1-alpha --domain example.org --owner Tester"),
+    );
+    for command in common::rust_project::WEBHOOK_PROJECT
+        .iter()
+        .chain([&quick_start.as_str(), &"edit --plugins grafana/v1-alpha"])
+    {
+        common::kb_ok(project, &common::words(command));
+    }
+    production::rust_validator_lists_config_maps(&project.join(RUST_WEBHOOK));
+}
+
+/// The go/v4 project's image pushed to the cluster's registry; its suite
+/// refusing to run without the kubeconfig make hands it; then the operator
+/// in production (see [`the_deployed_operator_in_production`]). `env`: the
+/// user's, `deployed_env`: the cluster's own kubeconfig.
+fn guestbook_in_production(
+    project: &Path,
+    env: &[(String, String)],
+    deployed_env: &[(String, String)],
+) {
+    push_to_the_registry(project, env, "guestbook");
+
+    // Run by hand, without the kubeconfig make passes, the suite refuses
+    // before it builds or changes anything.
+    let direct = Command::new("go")
+        .args(["test", "-tags=e2e", "./test/e2e/", "-v", "-ginkgo.v"])
+        .current_dir(project)
+        .envs(env.iter().cloned())
+        .output()
+        .unwrap();
+    let direct_log = without_colours(&text(&direct.stdout));
+    assert!(
+        !direct.status.success() && direct_log.contains("E2E_KUBECONFIG is not set"),
+        "{}",
+        describe("go test ./test/e2e/ without E2E_KUBECONFIG", &direct)
+    );
+
+    let layout = Layout {
+        grants: rbac::Grants {
+            controller: (
+                "internal/controller/memcached_controller.go",
+                "+kubebuilder:rbac:groups=apps,resources=deployments,",
+            ),
+            webhook: (GO_WEBHOOK, production::GO_CONFIG_MAPS_MARKER),
+        },
+        webhook_kind: ("webapp.example.com/v1", "Guestbook"),
+        domain: "example.com",
+        samples: "default",
+        leader_line: "Successfully acquired lease",
+        stopped_line: "All workers finished",
+    };
+    the_deployed_operator_in_production(project, deployed_env, "guestbook", &layout, &|args| {
+        bounded_make(project, deployed_env, args)
+    });
+}
+
+/// The rust/v1-alpha project's image pushed to the cluster's registry and
+/// its manifests built, then the operator in production (see
+/// [`the_deployed_operator_in_production`]), its samples in a namespace of
+/// their own.
+fn shipyard_in_production(
+    project: &Path,
+    env: &[(String, String)],
+    deployed_env: &[(String, String)],
+) {
+    with_a_lock_file(project);
+    push_to_the_registry(project, env, "shipyard");
+    with_manifests_built(project, deployed_env);
     let layout = Layout {
         grants: rbac::Grants {
             controller: (
@@ -1198,37 +1253,42 @@ fn a_rust_project_passes_its_own_make_test_e2e_with_the_manager_in_the_cluster()
             ),
             webhook: (RUST_WEBHOOK, production::RUST_CONFIG_MAPS_RULE),
         },
-        webhook_kind: ("ship.example.com/v1", "Frigate"),
+        webhook_kind: ("ship.example.org/v1", "Frigate"),
+        domain: "example.org",
+        samples: "shipyard-samples",
         leader_line: "became the leader",
         stopped_line: "released the leader Lease",
     };
-    the_deployed_operator_in_production(&project, &deployed_env, "shipyard", &layout, &|args| {
+    the_deployed_operator_in_production(project, deployed_env, "shipyard", &layout, &|args| {
         let mut make = Command::new("timeout");
         make.args(["300", "make"])
             .args(args)
-            .current_dir(&project)
+            .current_dir(project)
             .envs(deployed_env.iter().cloned());
         common::rust_project::sharing_the_build_dir(&mut make)
             .output()
             .unwrap()
     });
+}
 
-    // The suite's default mode: the image built from the project's
-    // Dockerfile with podman (the rust and distroless/cc stand-ins), loaded
-    // through `kind`, deployed, the Deployment available, the metrics read
-    // by a curl Pod with a ServiceAccount token, cert-manager's CA in every
-    // webhook, and the API server calling the webhooks (and converting the
-    // v2 sample) through the webhook Service.
+/// The rust/v1-alpha project's own `make test-e2e` in its default mode: the
+/// image built from the project's Dockerfile with podman (the rust and
+/// distroless/cc stand-ins), loaded through `kind`, deployed, the
+/// Deployment available, the metrics read by a curl Pod with a
+/// ServiceAccount token, cert-manager's CA in every webhook, and the API
+/// server calling the webhooks (and converting the v2 sample) through the
+/// webhook Service; only the project's own crates compiled again.
+fn shipyard_passes_its_own_e2e_suite(project: &Path, env: &[(String, String)]) {
     let suite_started = SystemTime::now();
     let started = Instant::now();
     let mut make = Command::new("make");
     make.arg("test-e2e")
-        .current_dir(&project)
+        .current_dir(project)
         .envs(env.iter().cloned());
     let output = common::rust_project::sharing_the_build_dir(&mut make)
         .output()
         .unwrap();
-    eprintln!("make test-e2e took {:?}", started.elapsed());
+    eprintln!("shipyard: make test-e2e took {:?}", started.elapsed());
     assert!(
         output.status.success(),
         "{}",
@@ -1246,7 +1306,7 @@ fn a_rust_project_passes_its_own_make_test_e2e_with_the_manager_in_the_cluster()
         assert!(log.contains(said), "{said:?} not in:\n{log}");
     }
     assert_eq!(
-        log.matches("frigate.ship.example.com/frigate-sample created (server dry run)")
+        log.matches("frigate.ship.example.org/frigate-sample created (server dry run)")
             .count(),
         2,
         "both samples, v1 and v2, reached the webhooks: {log}"
@@ -1254,7 +1314,7 @@ fn a_rust_project_passes_its_own_make_test_e2e_with_the_manager_in_the_cluster()
     // Cargo.toml and Cargo.lock are those the pushed image was built from:
     // the build directory in podman's cache mount has the dependencies, and
     // only the project's own crates compile again (its code changed in the
-    // checks above, and the Dockerfile touches its sources).
+    // checks, and the Dockerfile touches its sources).
     let rebuild = seconds_of_step(&log, "ran: make docker-build IMG=");
     eprintln!("figure: the e2e suite's image build took {rebuild} s");
     assert!(
@@ -1265,18 +1325,6 @@ fn a_rust_project_passes_its_own_make_test_e2e_with_the_manager_in_the_cluster()
     assert!(
         compiled.iter().all(|unit| unit == "shipyard"),
         "the e2e suite's image build ({rebuild} s) compiled dependencies again: {compiled:?}"
-    );
-    assert!(!dir.exists(), "kind delete cluster removes the cluster");
-    assert_eq!(
-        std::fs::read_to_string(&user_kubeconfig).unwrap(),
-        common::cluster::UNREACHABLE_KUBECONFIG,
-        "the user's kubeconfig changed"
-    );
-    drop(cluster);
-    assert_eq!(
-        HostState::now(),
-        before,
-        "the cluster left something behind"
     );
 }
 

@@ -21,6 +21,11 @@ pub struct Deployed<'a> {
     /// The API version and kind the webhooks admit, e.g.
     /// `("webapp.example.com/v1", "Guestbook")`.
     pub webhook_kind: (&'a str, &'a str),
+    /// The project's domain: its Memcached is of group `cache.<domain>`.
+    pub domain: &'a str,
+    /// The namespace of the Memcached sample and of every object the checks
+    /// create.
+    pub samples: &'a str,
     /// What the manager logs when it becomes the leader.
     pub leader_line: &'a str,
     /// What the leader logs last once its reconciles ended, on a clean stop.
@@ -39,6 +44,11 @@ impl Deployed<'_> {
 
     fn deployment(&self) -> String {
         format!("deployment/{}-controller-manager", self.name)
+    }
+
+    /// The Memcached resource, for kubectl: `memcacheds.cache.<domain>`.
+    pub(crate) fn memcacheds(&self) -> String {
+        format!("memcacheds.cache.{}", self.domain)
     }
 
     /// Waits until the manager's Deployment has rolled out.
@@ -91,12 +101,13 @@ impl Deployed<'_> {
         child.wait_with_output().unwrap()
     }
 
-    /// An object of the webhooks' kind in `default`, with `spec.foo` set
-    /// to `value`.
+    /// An object of the webhooks' kind in the samples' namespace, with
+    /// `spec.foo` set to `value`.
     fn webhook_object(&self, name: &str, value: &str) -> String {
         let (api_version, kind) = self.webhook_kind;
         format!(
-            "apiVersion: {api_version}\nkind: {kind}\nmetadata:\n  name: {name}\n  namespace: default\nspec:\n  foo: {value:?}\n"
+            "apiVersion: {api_version}\nkind: {kind}\nmetadata:\n  name: {name}\n  namespace: {}\nspec:\n  foo: {value:?}\n",
+            self.samples
         )
     }
 
@@ -110,10 +121,12 @@ impl Deployed<'_> {
         self.kubectl_with_input(&args, &self.webhook_object(name, "ok"))
     }
 
-    /// A Memcached (deploy-image/v1-alpha) named `name` in `default`, size 1.
+    /// A Memcached (deploy-image/v1-alpha) named `name` in the samples'
+    /// namespace, size 1.
     pub(crate) fn create_memcached(&self, name: &str) {
         let manifest = format!(
-            "apiVersion: cache.example.com/v1alpha1\nkind: Memcached\nmetadata:\n  name: {name}\n  namespace: default\nspec:\n  size: 1\n"
+            "apiVersion: cache.{}/v1alpha1\nkind: Memcached\nmetadata:\n  name: {name}\n  namespace: {}\nspec:\n  size: 1\n",
+            self.domain, self.samples
         );
         let out = self.kubectl_with_input(&["create", "-f", "-"], &manifest);
         assert!(
@@ -130,7 +143,7 @@ impl Deployed<'_> {
         for name in names {
             loop {
                 let available = Command::new("kubectl")
-                    .args(["get", "memcacheds.cache.example.com", name, "-n", "default"])
+                    .args(["get", &self.memcacheds(), name, "-n", self.samples])
                     .args([
                         "-o",
                         "jsonpath={.status.conditions[?(@.type==\"Available\")].status}",
@@ -139,7 +152,7 @@ impl Deployed<'_> {
                     .output()
                     .unwrap();
                 if text(&available.stdout) == "True"
-                    && self.exists("deployment", name, Some("default"))
+                    && self.exists("deployment", name, Some(self.samples))
                 {
                     break;
                 }
@@ -147,14 +160,7 @@ impl Deployed<'_> {
                     Instant::now() < deadline,
                     "Memcached {name} was not reconciled within {limit:?}:\n{}\nthe manager's \
                      last lines:\n{}",
-                    self.kubectl(&[
-                        "get",
-                        "memcacheds.cache.example.com",
-                        "-n",
-                        "default",
-                        "-o",
-                        "yaml"
-                    ]),
+                    self.kubectl(&["get", &self.memcacheds(), "-n", self.samples, "-o", "yaml"]),
                     self.last_log_lines(40)
                 );
                 std::thread::sleep(Duration::from_millis(500));
@@ -238,10 +244,10 @@ impl Deployed<'_> {
     pub(crate) fn set_sample_size(&self, size: u32) {
         self.kubectl(&[
             "patch",
-            "memcacheds.cache.example.com",
+            &self.memcacheds(),
             "memcached-sample",
             "-n",
-            "default",
+            self.samples,
             "--type=merge",
             "-p",
             &format!(r#"{{"spec":{{"size":{size}}}}}"#),
@@ -358,7 +364,7 @@ pub fn webhooks_serve_a_renewed_certificate(deployed: &Deployed) {
         "run",
         "cert-watch",
         "-n",
-        "default",
+        deployed.samples,
         "--restart=Never",
         "--image=curlimages/curl:latest",
         "--image-pull-policy=IfNotPresent",
@@ -370,7 +376,7 @@ pub fn webhooks_serve_a_renewed_certificate(deployed: &Deployed) {
     ]);
     let log = || {
         let out = Command::new("kubectl")
-            .args(["logs", "cert-watch", "-n", "default"])
+            .args(["logs", "cert-watch", "-n", deployed.samples])
             .envs(deployed.env.iter().cloned())
             .output()
             .unwrap();
@@ -401,7 +407,7 @@ pub fn webhooks_serve_a_renewed_certificate(deployed: &Deployed) {
             "pod",
             "cert-watch",
             "-n",
-            "default",
+            deployed.samples,
             "-o",
             "jsonpath={.status.phase}",
         ]);
@@ -444,7 +450,7 @@ pub fn webhooks_serve_a_renewed_certificate(deployed: &Deployed) {
     assert_eq!(deployed.manager_pods(), pods, "the manager's Pods changed");
     assert_eq!(deployed.restart_counts(), restarts, "the manager restarted");
     refuses_an_empty_foo(deployed, "refused-after-renewal");
-    deployed.kubectl(&["delete", "pod", "cert-watch", "-n", "default"]);
+    deployed.kubectl(&["delete", "pod", "cert-watch", "-n", deployed.samples]);
 }
 
 /// With two replicas, deleting the leader's Pod hands reconciling to
@@ -773,7 +779,13 @@ pub fn the_helm_chart_runs_the_operator(
     let namespace = deployed.namespace();
     deployed.rolled_out();
     let sample = project.join("config/samples/cache_v1alpha1_memcached.yaml");
-    deployed.kubectl(&["apply", "-n", "default", "-f", sample.to_str().unwrap()]);
+    deployed.kubectl(&[
+        "apply",
+        "-n",
+        deployed.samples,
+        "-f",
+        sample.to_str().unwrap(),
+    ]);
     deployed.wait_reconciled(&["memcached-sample".to_string()], Duration::from_secs(180));
     refuses_an_empty_foo(deployed, "helm-refused");
 
@@ -806,16 +818,16 @@ pub fn the_helm_chart_runs_the_operator(
 
     deployed.kubectl(&[
         "delete",
-        "memcacheds.cache.example.com",
+        &deployed.memcacheds(),
         "memcached-sample",
         "-n",
-        "default",
+        deployed.samples,
         "--timeout=120s",
     ]);
     crate::common::cluster::wait_until(
         "the sample's Deployment to go",
         Duration::from_secs(60),
-        || !deployed.exists("deployment", "memcached-sample", Some("default")),
+        || !deployed.exists("deployment", "memcached-sample", Some(deployed.samples)),
     );
 
     let manifest = run_ok(

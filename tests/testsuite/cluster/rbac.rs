@@ -150,7 +150,7 @@ fn leader_election_needs_the_lease(deployed: &Deployed, project: &Path, deploy: 
         deployed.create_memcached(&name);
         std::thread::sleep(Duration::from_secs(15));
         assert!(
-            !deployed.exists("deployment", &name, Some("default")),
+            !deployed.exists("deployment", &name, Some(deployed.samples)),
             "a manager without the Lease reconciled {name}"
         );
     };
@@ -164,10 +164,10 @@ fn leader_election_needs_the_lease(deployed: &Deployed, project: &Path, deploy: 
     );
     deployed.kubectl(&[
         "delete",
-        "memcacheds.cache.example.com",
+        &deployed.memcacheds(),
         &name,
         "-n",
-        "default",
+        deployed.samples,
     ]);
 }
 

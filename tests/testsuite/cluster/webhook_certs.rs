@@ -1,16 +1,17 @@
-//! webhook-certs/v1-alpha in the test cluster, for both layouts: a project
-//! whose manager keeps its own webhook certificates, its image built from
-//! its Dockerfile, deployed with no cert-manager; its webhooks called
-//! through their Service by two replicas while short-lived certificates and
-//! the CA are renewed, with no failed request and no restart; the refusals
-//! of objects it was not given; and its own `make test-e2e`.
+//! webhook-certs/v1-alpha in the test cluster, for both layouts at once: a
+//! go/v4 and a rust/v1-alpha project whose managers keep their own webhook
+//! certificates, their images built from their Dockerfiles, deployed side
+//! by side with no cert-manager; each one's webhooks called through their
+//! Service by two replicas while short-lived certificates and the CA are
+//! renewed, with no failed request and no restart; the refusals of objects
+//! it was not given; and each one's own `make test-e2e`.
 
 use super::production::{self, Deployed};
 use super::{Up, describe, e2e_env, kubectl_path, run_ok, support, text, without_colours};
 use crate::common;
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
@@ -20,6 +21,8 @@ struct SelfCerts<'a> {
     name: &'a str,
     /// The layout's plugin, with which webhook-certs/v1-alpha is chosen.
     layout: &'a str,
+    /// The project's domain: its Guestbook is of group `webapp.<domain>`.
+    domain: &'a str,
     /// What the defaulter puts into an unset `spec.foo`.
     default_foo: &'a str,
     /// What the manager logs when it becomes the leader.
@@ -62,95 +65,16 @@ const SHORT_LIVED: &str = "- op: add
 ";
 
 #[test]
-#[ignore = "needs root, Go and Debian's container packages; run by the README's test command"]
-fn a_go_project_keeps_its_own_webhook_certificates_without_cert_manager() {
-    keeps_its_own_webhook_certificates(&SelfCerts {
-        name: "selfcerts",
-        layout: "go/v4",
-        default_foo: "defaulted",
-        leader_line: "Successfully acquired lease",
-        stopped_line: "All workers finished",
-        e2e_says: &[
-            "Not installing cert-manager: the manager keeps its own webhook certificates",
-            "has the webhook serving certificate the manager keeps in its Secret",
-            "has the CA bundle injected into the Guestbook conversion webhook",
-        ],
-        user_code: |project| {
-            let webhook = project.join(GO_WEBHOOK);
-            production::go_validator_refuses_an_empty_foo(&webhook);
-            defaults_foo(&webhook);
-        },
-        make: super::bounded_make,
-        make_test: false,
-    });
-}
-
-#[test]
-#[ignore = "needs root, Rust and Debian's container packages; run by the README's test command"]
-fn a_rust_project_keeps_its_own_webhook_certificates_without_cert_manager() {
-    keeps_its_own_webhook_certificates(&SelfCerts {
-        name: "rustcerts",
-        layout: "rust/v1-alpha",
-        // The scaffold's example defaulter and validator, as they are.
-        default_foo: "default-foo",
-        leader_line: "became the leader",
-        stopped_line: "released the leader Lease",
-        e2e_says: &[
-            "e2e: not installing cert-manager: the manager keeps its own webhook certificates",
-            "e2e: the manager serves the webhook certificate it keeps in rustcerts-webhook-server-cert",
-            "e2e: the webhooks answered",
-            "test result: ok. 1 passed",
-        ],
-        user_code: super::with_a_lock_file,
-        make: |project, env, args| {
-            let mut make = Command::new("timeout");
-            make.args(["600", "make"])
-                .args(args)
-                .current_dir(project)
-                .envs(env.iter().cloned());
-            common::rust_project::sharing_the_build_dir(&mut make)
-                .output()
-                .unwrap()
-        },
-        make_test: true,
-    });
-}
-
-/// The go/v4 project's webhooks of Guestbook v1, where the test adds a
-/// validator's check and a defaulter's rule.
-const GO_WEBHOOK: &str = "internal/webhook/v1/guestbook_webhook.go";
-
-/// The check itself, for the project `layout` describes.
-fn keeps_its_own_webhook_certificates(layout: &SelfCerts) {
+#[ignore = "needs root, Go, Rust and Debian's container packages; run by the README's test command"]
+fn go_and_rust_projects_keep_their_own_webhook_certificates_without_cert_manager() {
     run_ok(&support("cluster"), &["assets"], &[]);
+    let layouts = [GO, RUST];
+    let projects: Vec<_> = layouts.iter().map(scaffold).collect();
     let kubectl = kubectl_path();
-    let name = layout.name;
-    let secret_name = format!("{name}-webhook-server-cert");
-    let (_project_tmp, project) = common::empty_project_dir(name);
-    let init = format!(
-        "init --domain example.com --repo example.com/{name} --plugins {},webhook-certs/v1-alpha",
-        layout.layout
-    );
-    let init = if layout.layout == "go/v4" {
-        init
-    } else {
-        init.replace(&format!(" --repo example.com/{name}"), "")
-    };
-    common::kb_ok(&project, &common::words(&init));
-    for command in COMMANDS {
-        common::kb_ok(&project, &common::words(command));
-    }
-    (layout.user_code)(&project);
-    let args_patch = project.join("config/webhook-certs/manager_args_patch.yaml");
-    let patch = std::fs::read_to_string(&args_patch).unwrap();
-    std::fs::write(&args_patch, format!("{patch}{SHORT_LIVED}")).unwrap();
-
     let scratch = tempfile::tempdir().unwrap();
-    let dir = scratch.path().join(format!("clusters/{name}"));
+    let dir = scratch.path().join("clusters/selfcerts");
     let cluster = Up::start(&dir);
     let env = e2e_env(&dir, &kubectl, &dir.join("kubeconfig"));
-    let make = |args: &[&str]| -> Output { (layout.make)(&project, &env, args) };
-    let kubectl = |args: &[&str]| run_ok(Path::new("kubectl"), args, &env);
     let no_cert_manager = Command::new("kubectl")
         .args(["get", "crd", "certificates.cert-manager.io"])
         .envs(env.iter().cloned())
@@ -161,12 +85,131 @@ fn keeps_its_own_webhook_certificates(layout: &SelfCerts) {
         "the cluster has cert-manager"
     );
 
+    // Both projects deployed side by side (their own namespaces, CRDs of
+    // their own domains), each checked while the other runs and renews.
+    std::thread::scope(|scope| {
+        for (layout, (_, project)) in layouts.iter().zip(&projects) {
+            let env = &env;
+            scope.spawn(move || keeps_its_own_webhook_certificates(layout, project, env));
+        }
+    });
+
+    // Each project's own suite, unmodified: no cert-manager installed, the
+    // certificate in the manager's Secret, the CA in every webhook. A suite
+    // deletes the Kind cluster it ran on when done, so the second runs on a
+    // cluster of its own.
+    let (go_project, rust_project) = (&projects[0].1, &projects[1].1);
+    own_e2e_suite(&GO, go_project, &env);
+    drop(cluster);
+    let dir = scratch.path().join("clusters/rustcerts");
+    let cluster = Up::start(&dir);
+    own_e2e_suite(
+        &RUST,
+        rust_project,
+        &e2e_env(&dir, &kubectl, &dir.join("kubeconfig")),
+    );
+    drop(cluster);
+}
+
+/// The go/v4 project.
+const GO: SelfCerts = SelfCerts {
+    name: "selfcerts",
+    layout: "go/v4",
+    domain: "example.com",
+    default_foo: "defaulted",
+    leader_line: "Successfully acquired lease",
+    stopped_line: "All workers finished",
+    e2e_says: &[
+        "Not installing cert-manager: the manager keeps its own webhook certificates",
+        "has the webhook serving certificate the manager keeps in its Secret",
+        "has the CA bundle injected into the Guestbook conversion webhook",
+    ],
+    user_code: |project| {
+        let webhook = project.join(GO_WEBHOOK);
+        production::go_validator_refuses_an_empty_foo(&webhook);
+        defaults_foo(&webhook);
+    },
+    make: super::bounded_make,
+    make_test: false,
+};
+
+/// The rust/v1-alpha project, of another domain than the go/v4 one's, so
+/// that the two Guestbook CRDs of the cluster are not one.
+const RUST: SelfCerts = SelfCerts {
+    name: "rustcerts",
+    layout: "rust/v1-alpha",
+    domain: "example.org",
+    // The scaffold's example defaulter and validator, as they are.
+    default_foo: "default-foo",
+    leader_line: "became the leader",
+    stopped_line: "released the leader Lease",
+    e2e_says: &[
+        "e2e: not installing cert-manager: the manager keeps its own webhook certificates",
+        "e2e: the manager serves the webhook certificate it keeps in rustcerts-webhook-server-cert",
+        "e2e: the webhooks answered",
+        "test result: ok. 1 passed",
+    ],
+    user_code: super::with_a_lock_file,
+    make: |project, env, args| {
+        let mut make = Command::new("timeout");
+        make.args(["600", "make"])
+            .args(args)
+            .current_dir(project)
+            .envs(env.iter().cloned());
+        common::rust_project::sharing_the_build_dir(&mut make)
+            .output()
+            .unwrap()
+    },
+    make_test: true,
+};
+
+/// The go/v4 project's webhooks of Guestbook v1, where the test adds a
+/// validator's check and a defaulter's rule.
+const GO_WEBHOOK: &str = "internal/webhook/v1/guestbook_webhook.go";
+
+/// The project `layout` describes, scaffolded in a directory of its own
+/// (kept as long as the first value lives), with the user code the check
+/// relies on and short-lived certificates.
+fn scaffold(layout: &SelfCerts) -> (tempfile::TempDir, PathBuf) {
+    let name = layout.name;
+    let (project_tmp, project) = common::empty_project_dir(name);
+    let mut init = format!(
+        "init --domain {} --plugins {},webhook-certs/v1-alpha",
+        layout.domain, layout.layout
+    );
+    if layout.layout == "go/v4" {
+        init.push_str(&format!(" --repo {}/{name}", layout.domain));
+    }
+    common::kb_ok(&project, &common::words(&init));
+    for command in COMMANDS {
+        common::kb_ok(&project, &common::words(command));
+    }
+    (layout.user_code)(&project);
+    let args_patch = project.join("config/webhook-certs/manager_args_patch.yaml");
+    let patch = std::fs::read_to_string(&args_patch).unwrap();
+    std::fs::write(&args_patch, format!("{patch}{SHORT_LIVED}")).unwrap();
+    (project_tmp, project)
+}
+
+/// The check itself, for the project `layout` describes, on the cluster of
+/// `env`: deployed from its image, its webhooks called, its certificates
+/// renewed under requests, its refusals; undeployed at the end.
+fn keeps_its_own_webhook_certificates(
+    layout: &SelfCerts,
+    project: &Path,
+    env: &[(String, String)],
+) {
+    let name = layout.name;
+    let secret_name = format!("{name}-webhook-server-cert");
+    let group = format!("webapp.{}", layout.domain);
+    let make = |args: &[&str]| -> Output { (layout.make)(project, env, args) };
+    let kubectl = |args: &[&str]| run_ok(Path::new("kubectl"), args, env);
     if layout.make_test {
         let test = make(&["test"]);
         assert!(test.status.success(), "{}", describe("make test", &test));
     }
     let image = format!("example.com/{name}:v0.0.1");
-    super::load_image(&env, &make, &image);
+    super::load_image(env, &make, &image);
     let installer = make(&["build-installer", &format!("IMG={image}")]);
     assert!(
         installer.status.success(),
@@ -178,12 +221,14 @@ fn keeps_its_own_webhook_certificates(layout: &SelfCerts) {
         !manifests.contains("cert-manager.io"),
         "the deployed manifests name cert-manager:\n{manifests}"
     );
-    super::deploy_and_wait(&env, &make, name, &image);
+    super::deploy_and_wait(env, &make, name, &image);
     let namespace = format!("{name}-system");
     let deployed = Deployed {
         name,
-        env: &env,
-        webhook_kind: ("webapp.example.com/v1", "Guestbook"),
+        env,
+        webhook_kind: (&format!("{group}/v1"), "Guestbook"),
+        domain: layout.domain,
+        samples: "default",
         leader_line: layout.leader_line,
         stopped_line: layout.stopped_line,
     };
@@ -193,8 +238,10 @@ fn keeps_its_own_webhook_certificates(layout: &SelfCerts) {
     // a bad object refused, one without spec.foo defaulted, a good one
     // admitted and read as v2 through the conversion webhook.
     production::refuses_an_empty_foo(&deployed, "refused");
-    let bare = "apiVersion: webapp.example.com/v1\nkind: Guestbook\nmetadata:\n  name: bare\n  namespace: default\nspec: {}\n";
-    let created = deployed.kubectl_with_input(&["create", "-f", "-"], bare);
+    let bare = format!(
+        "apiVersion: {group}/v1\nkind: Guestbook\nmetadata:\n  name: bare\n  namespace: default\nspec: {{}}\n"
+    );
+    let created = deployed.kubectl_with_input(&["create", "-f", "-"], &bare);
     assert!(
         created.status.success(),
         "{}",
@@ -203,7 +250,7 @@ fn keeps_its_own_webhook_certificates(layout: &SelfCerts) {
     // Read as v1: the scaffold's conversion to v2 carries the metadata only.
     let defaulted = kubectl(&[
         "get",
-        "guestbooks.v1.webapp.example.com",
+        &format!("guestbooks.v1.{group}"),
         "bare",
         "-n",
         "default",
@@ -222,15 +269,15 @@ fn keeps_its_own_webhook_certificates(layout: &SelfCerts) {
     );
     let as_v2 = kubectl(&[
         "get",
-        "guestbooks.v2.webapp.example.com",
+        &format!("guestbooks.v2.{group}"),
         "admitted",
         "-n",
         "default",
         "-o",
         "jsonpath={.apiVersion}",
     ]);
-    assert_eq!(as_v2, "webapp.example.com/v2");
-    let bundles = ca_bundles(name, &kubectl);
+    assert_eq!(as_v2, format!("{group}/v2"));
+    let bundles = ca_bundles(name, &group, &kubectl);
     let secret = secret_data(name, &kubectl);
     assert_eq!(
         bundles,
@@ -268,7 +315,7 @@ fn keeps_its_own_webhook_certificates(layout: &SelfCerts) {
         let converted = Command::new("kubectl")
             .args([
                 "get",
-                "guestbooks.v2.webapp.example.com",
+                &format!("guestbooks.v2.{group}"),
                 "admitted",
                 "-n",
                 "default",
@@ -296,7 +343,7 @@ fn keeps_its_own_webhook_certificates(layout: &SelfCerts) {
         std::thread::sleep(Duration::from_secs(1));
     }
     eprintln!(
-        "figure: {} certificates and {} CAs in {:?}, {tries} admission requests and as many conversions",
+        "figure: {name}: {} certificates and {} CAs in {:?}, {tries} admission requests and as many conversions",
         leaves.len(),
         cas.len(),
         started.elapsed()
@@ -328,7 +375,7 @@ fn keeps_its_own_webhook_certificates(layout: &SelfCerts) {
     // refusals below it no longer does, and `make undeploy` deletes them.
     kubectl(&[
         "delete",
-        "guestbooks.v1.webapp.example.com",
+        &format!("guestbooks.v1.{group}"),
         "--all",
         "-n",
         "default",
@@ -343,11 +390,11 @@ fn keeps_its_own_webhook_certificates(layout: &SelfCerts) {
         &validating,
         &format!("{annotation}-"),
     ]);
-    let before = ca_bundles(name, &kubectl);
+    let before = ca_bundles(name, &group, &kubectl);
     let line = format!("ValidatingWebhookConfiguration {validating} was not made by this project");
     refused_with(&deployed, &leader, &line);
     assert_eq!(
-        ca_bundles(name, &kubectl)[1],
+        ca_bundles(name, &group, &kubectl)[1],
         before[1],
         "the configuration was changed"
     );
@@ -392,18 +439,23 @@ fn keeps_its_own_webhook_certificates(layout: &SelfCerts) {
         "{}",
         describe("make undeploy", &undeploy)
     );
+}
 
-    // The project's own suite, unmodified: no cert-manager installed, the
-    // certificate in the manager's Secret, the CA in every webhook.
+/// The project's own `make test-e2e` on the cluster of `env`, passing and
+/// saying what `layout` expects of it.
+fn own_e2e_suite(layout: &SelfCerts, project: &Path, env: &[(String, String)]) {
     let started = Instant::now();
-    let e2e = make(&["test-e2e"]);
-    eprintln!("make test-e2e took {:?}", started.elapsed());
+    let e2e = (layout.make)(project, env, &["test-e2e"]);
+    eprintln!(
+        "{}: make test-e2e took {:?}",
+        layout.name,
+        started.elapsed()
+    );
     assert!(e2e.status.success(), "{}", describe("make test-e2e", &e2e));
     let log = without_colours(&format!("{}{}", text(&e2e.stdout), text(&e2e.stderr)));
     for said in layout.e2e_says {
         assert!(log.contains(said), "{said:?} not in:\n{log}");
     }
-    drop(cluster);
 }
 
 /// Gives the go/v4 defaulter in `file` a rule, as a user writes one:
@@ -420,7 +472,7 @@ fn defaults_foo(file: &Path) {
 
 /// The CA bundles of the mutating and validating webhooks' first entries
 /// and of the CRD's conversion webhook, as PEM.
-fn ca_bundles(name: &str, kubectl: &dyn Fn(&[&str]) -> String) -> Vec<String> {
+fn ca_bundles(name: &str, group: &str, kubectl: &dyn Fn(&[&str]) -> String) -> Vec<String> {
     let get = |kind: &str, name: &str, path: &str| {
         let base64 = kubectl(&["get", kind, name, "-o", &format!("jsonpath={{{path}}}")]);
         decode(&base64)
@@ -439,7 +491,7 @@ fn ca_bundles(name: &str, kubectl: &dyn Fn(&[&str]) -> String) -> Vec<String> {
         ),
         get(
             "crd",
-            "guestbooks.webapp.example.com",
+            &format!("guestbooks.{group}"),
             ".spec.conversion.webhook.clientConfig.caBundle",
         ),
     ]
