@@ -913,6 +913,39 @@ fn deploy_and_wait(
     );
 }
 
+/// The go/v4 project of the side-by-side test.
+const GUESTBOOK: Layout = Layout {
+    grants: rbac::Grants {
+        controller: (
+            "internal/controller/memcached_controller.go",
+            "+kubebuilder:rbac:groups=apps,resources=deployments,",
+        ),
+        webhook: (GO_WEBHOOK, production::GO_CONFIG_MAPS_MARKER),
+    },
+    webhook_kind: ("webapp.example.com/v1", "Guestbook"),
+    domain: "example.com",
+    samples: "default",
+    leader_line: "Successfully acquired lease",
+    stopped_line: "All workers finished",
+};
+
+/// The rust/v1-alpha project of the side-by-side test: of another domain,
+/// its samples in a namespace of their own.
+const SHIPYARD: Layout = Layout {
+    grants: rbac::Grants {
+        controller: (
+            "src/controller/memcached.rs",
+            "controller::rule(\"apps\", &[\"deployments\"], ALL_VERBS),",
+        ),
+        webhook: (RUST_WEBHOOK, production::RUST_CONFIG_MAPS_RULE),
+    },
+    webhook_kind: ("ship.example.org/v1", "Frigate"),
+    domain: "example.org",
+    samples: "shipyard-samples",
+    leader_line: "became the leader",
+    stopped_line: "released the leader Lease",
+};
+
 /// What the deployed checks need to know of a layout.
 struct Layout<'a> {
     /// Where the grants of the controller and the webhooks' check stand
@@ -988,6 +1021,20 @@ fn bounded_make(project: &Path, env: &[(String, String)], args: &[&str]) -> Outp
         .args(args)
         .current_dir(project)
         .envs(env.iter().cloned())
+        .output()
+        .unwrap()
+}
+
+/// `make args` in the rust/v1-alpha project `project` with `env`, its cargo
+/// builds in the lane's shared build directory, stopped after 600 s, so
+/// that an endless wait fails the test.
+fn bounded_rust_make(project: &Path, env: &[(String, String)], args: &[&str]) -> Output {
+    let mut make = Command::new("timeout");
+    make.args(["600", "make"])
+        .args(args)
+        .current_dir(project)
+        .envs(env.iter().cloned());
+    common::rust_project::sharing_the_build_dir(&mut make)
         .output()
         .unwrap()
 }
@@ -1214,21 +1261,7 @@ fn guestbook_in_production(
         describe("go test ./test/e2e/ without E2E_KUBECONFIG", &direct)
     );
 
-    let layout = Layout {
-        grants: rbac::Grants {
-            controller: (
-                "internal/controller/memcached_controller.go",
-                "+kubebuilder:rbac:groups=apps,resources=deployments,",
-            ),
-            webhook: (GO_WEBHOOK, production::GO_CONFIG_MAPS_MARKER),
-        },
-        webhook_kind: ("webapp.example.com/v1", "Guestbook"),
-        domain: "example.com",
-        samples: "default",
-        leader_line: "Successfully acquired lease",
-        stopped_line: "All workers finished",
-    };
-    the_deployed_operator_in_production(project, deployed_env, "guestbook", &layout, &|args| {
+    the_deployed_operator_in_production(project, deployed_env, "guestbook", &GUESTBOOK, &|args| {
         bounded_make(project, deployed_env, args)
     });
 }
@@ -1245,29 +1278,8 @@ fn shipyard_in_production(
     with_a_lock_file(project);
     push_to_the_registry(project, env, "shipyard");
     with_manifests_built(project, deployed_env);
-    let layout = Layout {
-        grants: rbac::Grants {
-            controller: (
-                "src/controller/memcached.rs",
-                "controller::rule(\"apps\", &[\"deployments\"], ALL_VERBS),",
-            ),
-            webhook: (RUST_WEBHOOK, production::RUST_CONFIG_MAPS_RULE),
-        },
-        webhook_kind: ("ship.example.org/v1", "Frigate"),
-        domain: "example.org",
-        samples: "shipyard-samples",
-        leader_line: "became the leader",
-        stopped_line: "released the leader Lease",
-    };
-    the_deployed_operator_in_production(project, deployed_env, "shipyard", &layout, &|args| {
-        let mut make = Command::new("timeout");
-        make.args(["300", "make"])
-            .args(args)
-            .current_dir(project)
-            .envs(deployed_env.iter().cloned());
-        common::rust_project::sharing_the_build_dir(&mut make)
-            .output()
-            .unwrap()
+    the_deployed_operator_in_production(project, deployed_env, "shipyard", &SHIPYARD, &|args| {
+        bounded_rust_make(project, deployed_env, args)
     });
 }
 

@@ -150,16 +150,7 @@ const RUST: SelfCerts = SelfCerts {
         "test result: ok. 1 passed",
     ],
     user_code: super::with_a_lock_file,
-    make: |project, env, args| {
-        let mut make = Command::new("timeout");
-        make.args(["600", "make"])
-            .args(args)
-            .current_dir(project)
-            .envs(env.iter().cloned());
-        common::rust_project::sharing_the_build_dir(&mut make)
-            .output()
-            .unwrap()
-    },
+    make: super::bounded_rust_make,
     make_test: true,
 };
 
