@@ -851,8 +851,10 @@ fn the_deployed_operator_in_production(
         "undeploy did not delete the sample first: {}",
         text(&undeploy.stdout)
     );
-    let crd = format!("crd/{memcacheds}");
-    for (kind, object) in [("namespace", namespace.as_str()), ("crd", &crd[4..])] {
+    for (kind, object) in [
+        ("namespace", namespace.as_str()),
+        ("crd", memcacheds.as_str()),
+    ] {
         let out = Command::new("kubectl")
             .args(["get", kind, object])
             .envs(env.iter().cloned())
