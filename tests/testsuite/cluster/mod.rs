@@ -392,11 +392,22 @@ fn clusters_killed_runs_left_behind_are_taken_down_by_the_next_up_which_runs_pod
         "{:?}",
         processes_naming(&second)
     );
+    // And a `cluster assets` killed while it built the stand-in images.
+    let (killed_build, mut its_registry) = a_killed_stand_in_build();
     let third = scratch.path().join("clusters/third");
     let started = Instant::now();
     let cluster = Up::start(&third);
     eprintln!("cluster up took {:?}", started.elapsed());
     assert_eq!(left_by(&second), (false, 0));
+    assert!(
+        its_registry.try_wait().unwrap().is_some(),
+        "the killed build's registry still runs"
+    );
+    assert!(
+        !killed_build.exists() && mounts_under(&killed_build).is_empty(),
+        "the killed build is still there: {:?}",
+        mounts_under(&killed_build)
+    );
 
     // A cluster in use is not taken down: `up` beside it is refused.
     let fourth = scratch.path().join("clusters/fourth");
@@ -426,6 +437,46 @@ fn clusters_killed_runs_left_behind_are_taken_down_by_the_next_up_which_runs_pod
         .filter(|name| !name.ends_with(".log"))
         .collect();
     assert_eq!(left, Vec::<String>::new(), "down keeps only the logs");
+}
+
+/// What a `cluster assets` killed while it staged the Rust stand-in leaves
+/// in the cache: its build directory, whose owner no longer runs, with the
+/// registry it started in a session of its own still running (a stand-in
+/// naming the directory, as the registry's command line does) and debootstrap's
+/// /proc mounted in the image's context. Returns the directory and the
+/// registry.
+fn a_killed_stand_in_build() -> (PathBuf, std::process::Child) {
+    let build = kubebuilder_rs::tools::cache_dir()
+        .unwrap()
+        .join("build/stand-ins.killed-run");
+    let proc_dir = build.join("image-rust.killed-run/rootfs/proc");
+    std::fs::create_dir_all(&proc_dir).unwrap();
+    // Linux gives no process this pid (PID_MAX_LIMIT), so the owner is gone.
+    std::fs::write(build.join("owner-pid"), "4194304\n").unwrap();
+    let registry_log = build.join("registry.log");
+    std::fs::write(&registry_log, "").unwrap();
+    let registry = Command::new("tail")
+        .arg("-f")
+        .arg(&registry_log)
+        .spawn()
+        .unwrap();
+    std::fs::write(build.join("registry.pid"), format!("{}\n", registry.id())).unwrap();
+    run_ok(
+        Path::new("mount"),
+        &["-t", "proc", "proc", proc_dir.to_str().unwrap()],
+        &[],
+    );
+    assert_eq!(mounts_under(&build).len(), 1);
+    (build, registry)
+}
+
+/// The mount points at or under `dir`.
+fn mounts_under(dir: &Path) -> Vec<String> {
+    sh("findmnt -rn -o TARGET")
+        .lines()
+        .filter(|target| Path::new(target).starts_with(dir))
+        .map(str::to_string)
+        .collect()
 }
 
 /// What the cluster in `dir` runs, as the projects' tests need it: images
