@@ -132,6 +132,8 @@ impl Drop for ControlPlane {
 /// A process group started in the background, interrupted on drop.
 pub struct Background {
     pub child: Child,
+    /// Where its standard output and error go.
+    pub log: PathBuf,
 }
 
 impl Background {
@@ -146,7 +148,32 @@ impl Background {
             .process_group(0)
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {command:?}: {e}"));
-        Self { child }
+        Self {
+            child,
+            log: log_path.to_path_buf(),
+        }
+    }
+
+    /// Waits up to `limit` until `check` holds, as [`wait_until`] does, and
+    /// fails with what the process wrote as soon as it has exited, or at the
+    /// limit.
+    pub fn wait_until(&mut self, what: &str, limit: Duration, mut check: impl FnMut() -> bool) {
+        let started = Instant::now();
+        while !check() {
+            let exited = self.child.try_wait().unwrap();
+            let log = || std::fs::read_to_string(&self.log).unwrap_or_default();
+            assert!(
+                exited.is_none(),
+                "waiting for {what}, the process exited ({exited:?}); its output:\n{}",
+                log()
+            );
+            assert!(
+                started.elapsed() < limit,
+                "timed out after {limit:?} waiting for {what}; the process's output:\n{}",
+                log()
+            );
+            std::thread::sleep(Duration::from_millis(500));
+        }
     }
 
     /// Sends SIGINT to the whole group and waits up to `limit` for the exit.

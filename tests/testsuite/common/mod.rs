@@ -136,6 +136,14 @@ pub fn shared_tools_bin() -> PathBuf {
     kubebuilder_rs::tools::tools_bin().unwrap_or_else(|err| panic!("{err:#}"))
 }
 
+/// A local TCP port nothing listens on now.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .map(|address| address.port())
+        .expect("a free port")
+}
+
 /// Runs `program args` in `dir` with the shared tools dir as `LOCALBIN`,
 /// prints how long it took, and panics with the command's output on failure.
 pub fn run_ok(dir: &Path, program: &str, args: &[&str]) -> String {

@@ -31,10 +31,6 @@ const RELEASE: &str = "fleet";
 const NAMESPACE: &str = "fleet-ops";
 const CHART: &str = "dist/chart";
 
-/// Ports of the manager run for its metrics (apart from `make run`'s).
-const METRICS_PORT: u16 = 18080;
-const HEALTH_PORT: u16 = 18081;
-
 /// `kubebuilder-rs create api` for one kind of the ship group, without make.
 fn create_api(dir: &Path, kind: &str) {
     let args = format!(
@@ -359,21 +355,24 @@ fn metrics_after_a_reconcile(dir: &Path, env: &Env) -> String {
     env.run(dir, "go", &["build", "-o", "bin/manager", "./cmd/main.go"]);
     let binary = dir.join("bin/manager");
     let log_path = dir.join("manager.log");
+    // Ports nothing listens on now: a fixed one may be taken by a control
+    // plane another test started (they pick theirs at random).
+    let (metrics_port, health_port) = (common::free_port(), common::free_port());
     let mut manager = Background::logged(
         env.command(
             dir,
             binary.to_str().unwrap(),
             &[
-                &format!("--metrics-bind-address=:{METRICS_PORT}"),
+                &format!("--metrics-bind-address=:{metrics_port}"),
                 "--metrics-secure=false",
-                &format!("--health-probe-bind-address=:{HEALTH_PORT}"),
+                &format!("--health-probe-bind-address=:{health_port}"),
             ],
         )
         .env("ENABLE_WEBHOOKS", "false"),
         &log_path,
     );
-    wait_until("the manager's /healthz", Duration::from_secs(120), || {
-        http_get(HEALTH_PORT, "/healthz").is_some_and(|(status, _)| status == 200)
+    manager.wait_until("the manager's /healthz", Duration::from_secs(120), || {
+        http_get(health_port, "/healthz").is_some_and(|(status, _)| status == 200)
     });
     env.run(
         dir,
@@ -394,11 +393,11 @@ fn metrics_after_a_reconcile(dir: &Path, env: &Env) -> String {
         "controller_runtime_reconcile_time_seconds_count{controller=\"frigate\"}",
     ];
     let mut text = String::new();
-    wait_until(
+    manager.wait_until(
         "a successful, timed reconcile in /metrics",
         Duration::from_secs(60),
         || {
-            text = http_get(METRICS_PORT, "/metrics")
+            text = http_get(metrics_port, "/metrics")
                 .map(|(_, body)| body)
                 .unwrap_or_default();
             reconciled.iter().all(|series| {

@@ -24,7 +24,7 @@
 use crate::common;
 use crate::common::cluster::{Background, ControlPlane, Env, env_for, http_get, step, wait_until};
 use crate::common::rust_project::{self, build_manager, rust_env, start_manager};
-use crate::common::{persistent_project_dir, words};
+use crate::common::{free_port, persistent_project_dir, words};
 use std::io::Write as _;
 use std::net::{Shutdown as Close, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -584,15 +584,6 @@ fn lease_name(dir: &Path) -> String {
         .and_then(|rest| rest.strip_suffix("\";"))
         .expect("LEADER_ELECTION_ID in src/main.rs")
         .to_string()
-}
-
-/// A TCP port nobody listens on now.
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 fn unix_millis(time: SystemTime) -> u128 {

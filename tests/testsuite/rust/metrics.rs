@@ -18,7 +18,7 @@ use crate::common::cluster::{
 };
 use crate::common::grafana::dashboard_metrics;
 use crate::common::rust_project::{self, build_manager, run, rust_env};
-use crate::common::{persistent_project_dir, stdout};
+use crate::common::{free_port, persistent_project_dir, stdout};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::Command;
@@ -69,14 +69,6 @@ fn scaffold(dir: &Path) {
         .replace(SCAFFOLDED_LOG, EDITED_START)
         .replace(concurrency, "pub const MAX_CONCURRENT_RECONCILES: u16 = 2;");
     std::fs::write(&path, edited).unwrap();
-}
-
-/// A port nothing listens on now.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|listener| listener.local_addr())
-        .map(|address| address.port())
-        .expect("a free port")
 }
 
 /// One sample of the Prometheus text format.

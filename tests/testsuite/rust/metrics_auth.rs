@@ -17,7 +17,7 @@
 use crate::common;
 use crate::common::cluster::{ControlPlane, Env, step, wait_until};
 use crate::common::rust_project::{build_manager, rust_env, start_manager};
-use crate::common::{kb_ok, persistent_project_dir, words};
+use crate::common::{free_port, kb_ok, persistent_project_dir, words};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -125,15 +125,6 @@ fn verified_scrape(port: u16, ca: &Path, token: &str) -> Answer {
 fn is_metrics(body: &str) -> bool {
     body.lines()
         .any(|line| line.starts_with("# TYPE ") || line == "# EOF")
-}
-
-/// A free local port.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// Scaffolds the project (init only: the metrics server is the manager's).
