@@ -458,6 +458,8 @@ fn a_killed_stand_in_build() -> (PathBuf, std::process::Child) {
     let registry = Command::new("tail")
         .arg("-f")
         .arg(&registry_log)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
     std::fs::write(build.join("registry.pid"), format!("{}\n", registry.id())).unwrap();
