@@ -121,7 +121,8 @@ fn trailer_of(message: &str) -> String {
 }
 
 /// [`is_latest`], read in-process; `None` when git must read it (the
-/// newest record is packed, not a loose object).
+/// newest record is stored as a delta, or in a pack too large to read
+/// here).
 pub fn is_latest_here(repository: &Repository, blob: &str) -> Result<Option<bool>> {
     let Some(tip) = repository.read_ref(REF)? else {
         return Ok(Some(false));
@@ -138,9 +139,10 @@ pub fn is_latest_here(repository: &Repository, blob: &str) -> Result<Option<bool
 }
 
 /// [`record`], written in-process: the files of `scaffold` as blobs and
-/// trees, the commit, and the ref moved from its tip to it, as git's
-/// plumbing writes them; the commit id. `None` when git must write it
-/// (the ref has a reflog, which git appends to).
+/// trees and the commit, those the repository lacks as one pack, and the
+/// ref moved from its tip to the commit, as git's plumbing writes them;
+/// the commit id. `None` when git must write it (the ref has a reflog,
+/// which git appends to; a pack too large to read here).
 pub fn record_here(
     repository: &Repository,
     scaffold: &Tree,
@@ -151,13 +153,17 @@ pub fn record_here(
         return Ok(None);
     }
     let objects = repository.objects();
+    let Some(mut batch) = objects.batch()? else {
+        return Ok(None);
+    };
     let tip = repository.read_ref(REF)?;
-    let tree = objects.write_tree(scaffold)?;
+    let tree = batch.add_tree(scaffold)?;
     let parents: Vec<&str> = tip.iter().map(String::as_str).collect();
     let who = format!("{} <{}>", IDENTITY.0, IDENTITY.1);
     let when = super::clock::git_now();
     let body = commit_body(&tree, &parents, &who, &when, &message(cli_version, blob));
-    let commit = objects.write("commit", &body)?;
+    let commit = batch.add("commit", body)?;
+    batch.write()?;
     repository.update_ref(REF, &commit, tip.as_deref())?;
     Ok(Some(commit))
 }

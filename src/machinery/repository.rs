@@ -1,6 +1,6 @@
 //! A git repository found, read and written without running git, for the
 //! few things a command needs after every write: whether its directory is
-//! the top level of a work tree, one ref, and loose objects
+//! the top level of a work tree, one ref, and objects
 //! ([`super::git_objects`]).
 //!
 //! Finding a work tree: git looks for `.git` (a folder, or a file naming
@@ -58,6 +58,8 @@ pub struct Repository {
     top: PathBuf,
     /// The git directory holding the shared data (objects, refs).
     common: PathBuf,
+    /// Its object folder, whose packs are read once.
+    objects: Objects,
 }
 
 /// Where `dir` stands (see [`Found`]), found without running git.
@@ -92,6 +94,7 @@ impl Repository {
         };
         let repository = Self {
             top: top.to_path_buf(),
+            objects: Objects::new(common.join("objects")),
             common,
         };
         repository.writable_here().then_some(repository)
@@ -103,8 +106,8 @@ impl Repository {
     }
 
     /// The object folder.
-    pub fn objects(&self) -> Objects {
-        Objects::new(self.common.join("objects"))
+    pub fn objects(&self) -> &Objects {
+        &self.objects
     }
 
     /// Where this tool keeps its own file `name` in the repository (the
@@ -337,6 +340,7 @@ mod tests {
         let repository = Repository {
             top: dir.path().to_path_buf(),
             common: dir.path().to_path_buf(),
+            objects: Objects::new(dir.path().join("objects")),
         };
         let (a, b) = ("a".repeat(40), "b".repeat(40));
         assert_eq!(repository.read_ref("refs/x/y").unwrap(), None);

@@ -159,6 +159,12 @@ fn the_record_is_written_without_git_as_git_writes_it() {
     assert_eq!(written.len(), COMMANDS.len());
     assert_eq!(written, expected, "the record differs from git's");
     git(&ours, &["fsck", "--strict", "--no-dangling"]);
+    let counts = git(&ours, &["count-objects", "-v"]);
+    let packs = format!("packs: {}", COMMANDS.len());
+    assert!(
+        counts.lines().any(|line| line == "count: 0") && counts.lines().any(|line| line == packs),
+        "each command's record is one pack, no loose object: {counts}"
+    );
     let tip = git(&ours, &["rev-parse", RECORD]);
     assert_eq!(git(&ours, &["cat-file", "-t", &tip]), "commit");
     let project_blob = git(&ours, &["hash-object", "PROJECT"]);
@@ -209,6 +215,11 @@ fn a_record_already_packed_by_git_is_continued() {
             .unwrap();
         assert!(output.status.success(), "{command}: {}", stderr(&output));
     }
+    assert_eq!(
+        calls(&log),
+        Vec::<String>::new(),
+        "the packed record is read in-process"
+    );
     assert_eq!(record(&dir).len(), COMMANDS.len());
     git(&dir, &["fsck", "--strict", "--no-dangling"]);
 }
