@@ -247,7 +247,7 @@ fn put_in_place(temp: &Path, target: &Path, new: bool) -> Result<()> {
 fn mode_for(existing: &Path, path: &Path) -> Option<fs::Permissions> {
     match fs::metadata(existing) {
         Ok(meta) => Some(meta.permissions()),
-        Err(_) if is_script(path) => executable(),
+        Err(_) if is_script(path) => durable::mode(0o755),
         Err(_) => None,
     }
 }
@@ -269,19 +269,6 @@ fn undo_renames(root: &Path, done: &[&ResolvedFile]) {
 /// Shell scripts are generated executable.
 fn is_script(path: &Path) -> bool {
     path.extension().is_some_and(|ext| ext == "sh")
-}
-
-/// The mode of an executable file.
-#[cfg(unix)]
-fn executable() -> Option<fs::Permissions> {
-    use std::os::unix::fs::PermissionsExt;
-    Some(fs::Permissions::from_mode(0o755))
-}
-
-/// The mode of an executable file: none of its own here.
-#[cfg(not(unix))]
-fn executable() -> Option<fs::Permissions> {
-    None
 }
 
 #[cfg(test)]

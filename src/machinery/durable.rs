@@ -69,6 +69,21 @@ impl NewFiles {
     }
 }
 
+/// The permissions `bits` (`0o755`, …) for a new file; `None` where files
+/// have no such mode (they keep the one they are made with).
+#[cfg(unix)]
+pub fn mode(bits: u32) -> Option<fs::Permissions> {
+    use std::os::unix::fs::PermissionsExt as _;
+    Some(fs::Permissions::from_mode(bits))
+}
+
+/// The permissions `bits` for a new file: none here (files keep the mode
+/// they are made with).
+#[cfg(not(unix))]
+pub fn mode(_bits: u32) -> Option<fs::Permissions> {
+    None
+}
+
 /// Writes `contents` over the file at `path`, in place, and flushes it.
 pub fn overwrite(path: &Path, contents: &[u8]) -> io::Result<()> {
     let mut file = fs::File::create(path)?;

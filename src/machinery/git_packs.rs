@@ -13,9 +13,10 @@
 //! checksum and its own. Only whole objects are read here; an object git
 //! stored as a delta of another (after `git gc`) is left to git.
 
+use super::durable::{self, NewFiles};
 use anyhow::{Context as _, Result, bail};
 use std::fs;
-use std::io::{Read as _, Seek as _, SeekFrom, Write as _};
+use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::{Path, PathBuf};
 
 /// The first four bytes of a version 2 index, then its version.
@@ -198,21 +199,47 @@ pub struct Packed<'a> {
 }
 
 /// Writes `objects` as one pack and its index into the object folder
-/// `objects`. Each file appears whole, read-only (written under a
-/// temporary name, then linked into place), the pack before its index: git
-/// finds a pack by its index, so it never sees one without the other.
+/// `objects`, durably (git flushes its packs too), before the caller
+/// points a ref at them: both written under temporary names and flushed,
+/// then given their names (the pack before its index: git finds a pack by
+/// its index, so it never sees one without the other), then those names
+/// flushed. Read-only, as git makes them.
 pub fn write(objects: &Path, entries: &[Packed]) -> Result<()> {
     let folder = objects.join("pack");
     fs::create_dir_all(&folder).with_context(|| format!("cannot create {}", folder.display()))?;
     let (pack, listed) = pack_bytes(entries)?;
     let checksum: [u8; 20] = pack[pack.len() - 20..].try_into()?;
     let name = format!("pack-{}", hex(&checksum));
-    place(&folder, &format!("{name}.pack"), &pack)?;
-    place(
-        &folder,
-        &format!("{name}.idx"),
-        &index_bytes(listed, &checksum),
-    )
+    let index = index_bytes(listed, &checksum);
+    let files = [("pack", pack.as_slice()), ("idx", index.as_slice())];
+    let mut written = NewFiles::default();
+    for (extension, bytes) in files {
+        let temp = temp_path(&folder, &name, extension);
+        let _ = fs::remove_file(&temp);
+        written
+            .write(&temp, bytes, durable::mode(0o444))
+            .with_context(|| format!("cannot write {}", temp.display()))?;
+    }
+    written.flush().context("cannot flush a new pack")?;
+    for (extension, _) in files {
+        let path = folder.join(format!("{name}.{extension}"));
+        match durable::rename_new(&temp_path(&folder, &name, extension), &path) {
+            Ok(()) => {}
+            // There already: the same bytes (a pack is named by its checksum).
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                let _ = fs::remove_file(temp_path(&folder, &name, extension));
+            }
+            Err(e) => return Err(e).context(format!("cannot write {}", path.display())),
+        }
+    }
+    durable::sync_dirs([folder.as_path()]).context("cannot flush a new pack's name")
+}
+
+/// The temporary name of the pack `name`'s file with `extension`, unique to
+/// this process (`tmp_` files are git's own temporaries, which `git gc`
+/// removes when a crash left them).
+fn temp_path(folder: &Path, name: &str, extension: &str) -> PathBuf {
+    folder.join(format!("tmp_{}_{name}.{extension}", std::process::id()))
 }
 
 /// An object as a pack's index lists it.
@@ -282,41 +309,6 @@ fn index_bytes(mut listed: Vec<Listed>, checksum: &[u8; 20]) -> Vec<u8> {
     let own = sha1_bytes(&index);
     index.extend(own);
     index
-}
-
-/// Writes `bytes` as the read-only file `name` of `folder`, unless it is
-/// there already (a pack's name is its checksum: the same bytes).
-fn place(folder: &Path, name: &str, bytes: &[u8]) -> Result<()> {
-    let path = folder.join(name);
-    if path.exists() {
-        return Ok(());
-    }
-    let mut temp = tempfile::Builder::new()
-        .prefix("tmp_pack_")
-        .tempfile_in(folder)
-        .with_context(|| format!("cannot write a pack in {}", folder.display()))?;
-    temp.write_all(bytes)?;
-    read_only(temp.as_file())?;
-    match temp.persist_noclobber(&path) {
-        Ok(_) => Ok(()),
-        Err(_) if path.exists() => Ok(()),
-        Err(error) => Err(error.error).context(format!("cannot write {}", path.display())),
-    }
-}
-
-/// Makes a pack file read-only, as git does.
-#[cfg(unix)]
-fn read_only(file: &fs::File) -> Result<()> {
-    use std::os::unix::fs::PermissionsExt as _;
-    Ok(file.set_permissions(fs::Permissions::from_mode(0o444))?)
-}
-
-/// Makes a pack file read-only, as git does.
-#[cfg(not(unix))]
-fn read_only(file: &fs::File) -> Result<()> {
-    let mut permissions = file.metadata()?.permissions();
-    permissions.set_readonly(true);
-    Ok(file.set_permissions(permissions)?)
 }
 
 /// Bytes in lowercase hex (object ids, pack names).

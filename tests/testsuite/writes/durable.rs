@@ -56,6 +56,14 @@ enum Call {
 }
 
 impl Call {
+    /// The path the call flushes or changes.
+    fn path(&self) -> &Path {
+        match self {
+            Call::Flush(path) | Call::FlushAll(path) => path,
+            other => other.changed().unwrap(),
+        }
+    }
+
     /// The path the call changes in its directory; none for a flush.
     fn changed(&self) -> Option<&Path> {
         match self {
@@ -70,6 +78,15 @@ impl Call {
 /// command fails or strace cannot run. The calls on paths in `dir`
 /// (outside `.git`), in order.
 fn traced(dir: &Path, args: &[&str]) -> Vec<Call> {
+    let git = dir.join(".git");
+    traced_in(dir, args)
+        .into_iter()
+        .filter(|call| !call.path().starts_with(&git))
+        .collect()
+}
+
+/// [`traced`], `.git` included.
+fn traced_in(dir: &Path, args: &[&str]) -> Vec<Call> {
     let name: String = args[..2]
         .concat()
         .replace(|c: char| !c.is_alphanumeric(), "-");
@@ -90,16 +107,9 @@ fn traced(dir: &Path, args: &[&str]) -> Vec<Call> {
         String::from_utf8_lossy(&output.stderr)
     );
     let text = std::fs::read_to_string(&log).expect("strace wrote its log");
-    let git = dir.join(".git");
     parse(&text)
         .into_iter()
-        .filter(|call| {
-            let path = match call {
-                Call::Flush(path) | Call::FlushAll(path) => path.as_path(),
-                other => other.changed().unwrap(),
-            };
-            path.starts_with(dir) && !path.starts_with(&git)
-        })
+        .filter(|call| call.path().starts_with(dir))
         .collect()
 }
 
@@ -489,4 +499,74 @@ fn undoing_an_interrupted_write_removes_what_it_staged() {
     assert!(!dir.join(JOURNAL).exists() && !dir.join("api").exists());
     assert!(!dir.join(STAGING).exists());
     assert!(!read(&dir, "PROJECT").contains("kind: Captain"));
+}
+
+#[test]
+#[ignore = "needs strace; run by scripts/test-all"]
+fn the_records_pack_is_flushed_before_the_record_points_at_it() {
+    let (_tmp, dir) = empty_project_dir("ship");
+    let dir = dir.canonicalize().unwrap();
+    let status = Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&dir)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let packs = dir.join(".git/objects/pack");
+    let record = dir.join(".git/refs/kubebuilder-rs/pristine");
+    let init = "init --domain example.com --repo example.com/ship --fetch-deps=false --skip-go-version-check";
+    for command in [init, CREATE_API] {
+        let calls = traced_in(&dir, &words(command));
+        let at = |wanted: &dyn Fn(&Call) -> bool| calls.iter().position(wanted);
+        let moved = at(&|call| matches!(call, Call::Move { to, .. } if *to == record))
+            .unwrap_or_else(|| panic!("{command} moved no record: {calls:?}"));
+        let named: Vec<(usize, &PathBuf, &PathBuf)> = calls
+            .iter()
+            .enumerate()
+            .filter_map(|(i, call)| match call {
+                Call::Move { from, to } if to.parent() == Some(packs.as_path()) => {
+                    Some((i, from, to))
+                }
+                _ => None,
+            })
+            .collect();
+        let extensions: Vec<_> = named
+            .iter()
+            .map(|(_, _, to)| to.extension().unwrap())
+            .collect();
+        assert_eq!(
+            extensions,
+            ["pack", "idx"],
+            "{command}: the pack, then its index: {calls:?}"
+        );
+        for (i, from, to) in &named {
+            let made = at(&|call| *call == Call::Create((*from).clone())).unwrap_or_else(|| {
+                panic!("{command}: {} was not written: {calls:?}", from.display())
+            });
+            let flushed = calls[made..*i].iter().any(|call| match call {
+                Call::FlushAll(_) => true,
+                Call::Flush(path) => path == *from,
+                _ => false,
+            });
+            assert!(
+                flushed,
+                "{command}: {} is named before its data is flushed",
+                to.display()
+            );
+        }
+        let last_named = named.last().unwrap().0;
+        assert!(
+            last_named < moved,
+            "{command}: the record moved before its pack was named"
+        );
+        let names_flushed = calls[last_named..moved].iter().any(|call| match call {
+            Call::FlushAll(_) => true,
+            Call::Flush(path) => *path == packs,
+            _ => false,
+        });
+        assert!(
+            names_flushed,
+            "{command}: the record moved before its pack's name was flushed"
+        );
+    }
 }
