@@ -540,5 +540,12 @@ mod tests {
         let text = fs::read(repo.path().join("b")).unwrap();
         batch.add("blob", text).unwrap();
         assert!(batch.pending.is_empty(), "a packed delta is there already");
+
+        // An index this module does not read: git reads the repository.
+        let junk = repo.path().join(".git/objects/pack/pack-junk.idx");
+        fs::write(&junk, b"not an index").unwrap();
+        let objects = Objects::new(repo.path().join(".git/objects"));
+        assert!(objects.batch().unwrap().is_none());
+        assert!(objects.read(whole).unwrap().is_none());
     }
 }

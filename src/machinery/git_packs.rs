@@ -168,7 +168,8 @@ fn entry_header(entry: &[u8]) -> Option<(u8, usize, usize)> {
 }
 
 /// The index of every pack in the object folder `objects`; `None` when one
-/// is too large to read here.
+/// is too large, or not one this module reads (another version, cut
+/// short): git then reads the repository, and says what is wrong with it.
 pub fn indexes(objects: &Path) -> Result<Option<Vec<PackIndex>>> {
     let folder = objects.join("pack");
     let listing = match fs::read_dir(&folder) {
@@ -186,7 +187,10 @@ pub fn indexes(objects: &Path) -> Result<Option<Vec<PackIndex>>> {
         if entry.metadata()?.len() >= LARGEST_INDEX {
             return Ok(None);
         }
-        indexes.push(PackIndex::read(&path)?);
+        match PackIndex::read(&path) {
+            Ok(index) => indexes.push(index),
+            Err(_) => return Ok(None),
+        }
     }
     Ok(Some(indexes))
 }
