@@ -577,8 +577,11 @@ fn pods_run_from_the_registry_and_the_kind_stand_in(dir: &Path) {
     );
 
     // In-cluster configuration: the Service account's token reaches the API
-    // server through Service default/kubernetes, and RBAC applies to it.
-    let api_call = "curl -sS --max-time 5 -o /dev/null -w '%{http_code}' \
+    // server through Service default/kubernetes, and RBAC applies to it. The
+    // code ends its line: a last line without one is written to the Pod's
+    // log only when the output closes, and `kubectl logs` right after the
+    // Pod succeeded can miss it (seen once: an empty log).
+    let api_call = "curl -sS --max-time 5 -o /dev/null -w '%{http_code}\\n' \
         --cacert /var/run/secrets/kubernetes.io/serviceaccount/ca.crt \
         -H \"Authorization: Bearer $(cat /var/run/secrets/kubernetes.io/serviceaccount/token)\" \
         https://kubernetes.default.svc/api/v1/namespaces/default/pods";
