@@ -19,8 +19,8 @@ use std::path::{Component, Path, PathBuf};
 #[derive(Debug, Clone)]
 pub struct Objects {
     dir: PathBuf,
-    /// Its packs' indexes, read when first needed; `None` when one is too
-    /// large to read here.
+    /// Its packs' indexes, read when first needed; `None` when git must
+    /// read them (see [`git_packs::indexes`]).
     packs: OnceCell<Option<Vec<PackIndex>>>,
 }
 
@@ -47,8 +47,8 @@ impl Objects {
     }
 
     /// The kind and body of the object `id` when it is loose here, or whole
-    /// in a pack; `None` when it is not (or git must read it: a delta, a
-    /// pack too large to read here).
+    /// in a pack; `None` when it is not (or git must read it: a delta, or
+    /// packs git must read).
     pub fn read(&self, id: &str) -> Result<Option<(String, Vec<u8>)>> {
         let binary = id_bytes(id)?;
         let found = match fs::read(self.path_of(id)) {
@@ -87,7 +87,7 @@ impl Objects {
     }
 
     /// A batch of objects to add here as one pack; `None` when git must
-    /// write them (a pack too large to read here).
+    /// write them (its packs are git's to read).
     pub fn batch(&self) -> Result<Option<NewObjects<'_>>> {
         Ok(self.packs()?.map(|packs| NewObjects {
             objects: self,

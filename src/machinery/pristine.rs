@@ -121,8 +121,8 @@ fn trailer_of(message: &str) -> String {
 }
 
 /// [`is_latest`], read in-process; `None` when git must read it (the
-/// newest record is stored as a delta, or in a pack too large to read
-/// here).
+/// newest record is stored as a delta, or the packs are git's to read:
+/// see [`super::git_objects::Objects::read`]).
 pub fn is_latest_here(repository: &Repository, blob: &str) -> Result<Option<bool>> {
     let Some(tip) = repository.read_ref(REF)? else {
         return Ok(Some(false));
@@ -142,7 +142,7 @@ pub fn is_latest_here(repository: &Repository, blob: &str) -> Result<Option<bool
 /// trees and the commit, those the repository lacks as one pack, and the
 /// ref moved from its tip to the commit, as git's plumbing writes them;
 /// the commit id. `None` when git must write it (the ref has a reflog,
-/// which git appends to; a pack too large to read here).
+/// which git appends to; packs git must read).
 pub fn record_here(
     repository: &Repository,
     scaffold: &Tree,
