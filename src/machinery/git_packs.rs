@@ -197,8 +197,11 @@ pub fn indexes(objects: &Path) -> Result<Option<Vec<PackIndex>>> {
 
 /// An object to pack: its type number, its id (20 bytes), its body.
 pub struct Packed<'a> {
+    /// Its type number ([`type_number`]).
     pub number: u8,
+    /// Its id, the SHA-1 of its header and body.
     pub id: [u8; 20],
+    /// Its body, as its kind encodes it.
     pub body: &'a [u8],
 }
 

@@ -15,7 +15,7 @@ mod files;
 mod fragments;
 pub mod git;
 pub mod git_objects;
-mod git_packs;
+pub mod git_packs;
 pub mod journal;
 pub mod lines;
 pub mod lock;
