@@ -81,11 +81,6 @@ impl Objects {
         Ok(None)
     }
 
-    /// Whether the object `id` is here, loose or packed.
-    fn contains(&self, id: &[u8; 20], packs: &[PackIndex]) -> bool {
-        packs.iter().any(|pack| pack.contains(id)) || self.path_of(&hex(id)).exists()
-    }
-
     /// A batch of objects to add here as one pack; `None` when git must
     /// write them (its packs are git's to read).
     pub fn batch(&self) -> Result<Option<NewObjects<'_>>> {
@@ -112,7 +107,7 @@ impl NewObjects<'_> {
     /// unless the folder or this batch has it already; its id.
     pub fn add(&mut self, kind: &str, body: Vec<u8>) -> Result<String> {
         let id = object_id(kind, &body);
-        if !self.added.contains(&id) && !self.objects.contains(&id, self.packs) {
+        if !self.added.contains(&id) && !self.stored(&id) {
             self.added.insert(id);
             self.pending.push((git_packs::type_number(kind)?, id, body));
         }
@@ -128,6 +123,11 @@ impl NewObjects<'_> {
             root.insert(&names(path)?, mode_text(entry.mode)?, id);
         }
         root.add(self)
+    }
+
+    /// Whether the folder has the object `id`, packed or loose.
+    fn stored(&self, id: &[u8; 20]) -> bool {
+        self.packs.iter().any(|pack| pack.contains(id)) || self.objects.path_of(&hex(id)).exists()
     }
 
     /// Writes the objects added as one pack (nothing when none was new).

@@ -210,7 +210,9 @@ pub struct Packed<'a> {
 /// points a ref at them: both written under temporary names and flushed,
 /// then given their names (the pack before its index: git finds a pack by
 /// its index, so it never sees one without the other), then those names
-/// flushed. Read-only, as git makes them.
+/// flushed. Read-only, as git makes them. The temporary names (`tmp_<pid>_…`,
+/// unique to this process) are git's own kind of temporaries, which
+/// `git gc` removes when a crash left them.
 pub fn write(objects: &Path, entries: &[Packed]) -> Result<()> {
     let folder = objects.join("pack");
     fs::create_dir_all(&folder).with_context(|| format!("cannot create {}", folder.display()))?;
@@ -218,35 +220,30 @@ pub fn write(objects: &Path, entries: &[Packed]) -> Result<()> {
     let checksum: [u8; 20] = pack[pack.len() - 20..].try_into()?;
     let name = format!("pack-{}", hex(&checksum));
     let index = index_bytes(listed, &checksum);
-    let files = [("pack", pack.as_slice()), ("idx", index.as_slice())];
+    // (temporary name, name, bytes), the pack first.
+    let files = [("pack", pack.as_slice()), ("idx", index.as_slice())].map(|(extension, bytes)| {
+        let temp = folder.join(format!("tmp_{}_{name}.{extension}", std::process::id()));
+        (temp, folder.join(format!("{name}.{extension}")), bytes)
+    });
     let mut written = NewFiles::default();
-    for (extension, bytes) in files {
-        let temp = temp_path(&folder, &name, extension);
-        let _ = fs::remove_file(&temp);
+    for (temp, _, bytes) in &files {
+        let _ = fs::remove_file(temp);
         written
-            .write(&temp, bytes, durable::mode(0o444))
+            .write(temp, bytes, durable::mode(0o444))
             .with_context(|| format!("cannot write {}", temp.display()))?;
     }
     written.flush().context("cannot flush a new pack")?;
-    for (extension, _) in files {
-        let path = folder.join(format!("{name}.{extension}"));
-        match durable::rename_new(&temp_path(&folder, &name, extension), &path) {
+    for (temp, path, _) in &files {
+        match durable::rename_new(temp, path) {
             Ok(()) => {}
             // There already: the same bytes (a pack is named by its checksum).
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                let _ = fs::remove_file(temp_path(&folder, &name, extension));
+                let _ = fs::remove_file(temp);
             }
             Err(e) => return Err(e).context(format!("cannot write {}", path.display())),
         }
     }
     durable::sync_dirs([folder.as_path()]).context("cannot flush a new pack's name")
-}
-
-/// The temporary name of the pack `name`'s file with `extension`, unique to
-/// this process (`tmp_` files are git's own temporaries, which `git gc`
-/// removes when a crash left them).
-fn temp_path(folder: &Path, name: &str, extension: &str) -> PathBuf {
-    folder.join(format!("tmp_{}_{name}.{extension}", std::process::id()))
 }
 
 /// An object as a pack's index lists it.
