@@ -181,7 +181,14 @@ pub fn indexes(objects: &Path) -> Result<Option<Vec<PackIndex>>> {
     for entry in listing {
         let entry = entry?;
         let path = entry.path();
-        if path.extension().is_none_or(|ext| ext != "idx") {
+        // Only `pack-*.idx` beside its pack: a crash can leave a pack
+        // without its index, a temporary file, or an index whose pack is
+        // gone, and none of their objects can be read.
+        let named = entry.file_name().to_string_lossy().starts_with("pack-");
+        if !named || path.extension().is_none_or(|ext| ext != "idx") {
+            continue;
+        }
+        if !path.with_extension("pack").is_file() {
             continue;
         }
         if entry.metadata()?.len() >= LARGEST_INDEX {
@@ -210,9 +217,10 @@ pub struct Packed<'a> {
 /// points a ref at them: both written under temporary names and flushed,
 /// then given their names (the pack before its index: git finds a pack by
 /// its index, so it never sees one without the other), then those names
-/// flushed. Read-only, as git makes them. The temporary names (`tmp_<pid>_…`,
-/// unique to this process) are git's own kind of temporaries, which
-/// `git gc` removes when a crash left them.
+/// flushed. Read-only, as git makes them. The temporary names
+/// (`tmp_pack_<pid>_<checksum>`, `tmp_idx_…`, unique to this process, and
+/// with no `.idx` for a reader to take for an index) are git's own kind of
+/// temporaries, which `git gc` removes when a crash left them.
 pub fn write(objects: &Path, entries: &[Packed]) -> Result<()> {
     let folder = objects.join("pack");
     fs::create_dir_all(&folder).with_context(|| format!("cannot create {}", folder.display()))?;
@@ -222,7 +230,11 @@ pub fn write(objects: &Path, entries: &[Packed]) -> Result<()> {
     let index = index_bytes(listed, &checksum);
     // (temporary name, name, bytes), the pack first.
     let files = [("pack", pack.as_slice()), ("idx", index.as_slice())].map(|(extension, bytes)| {
-        let temp = folder.join(format!("tmp_{}_{name}.{extension}", std::process::id()));
+        let temp = folder.join(format!(
+            "tmp_{extension}_{}_{}",
+            std::process::id(),
+            hex(&checksum)
+        ));
         (temp, folder.join(format!("{name}.{extension}")), bytes)
     });
     let mut written = NewFiles::default();

@@ -570,3 +570,78 @@ fn the_records_pack_is_flushed_before_the_record_points_at_it() {
         );
     }
 }
+
+#[test]
+#[ignore = "needs strace; run by scripts/test-all"]
+fn a_record_killed_at_any_rename_leaves_the_next_record_whole() {
+    let (_tmp, dir) = empty_project_dir("ship");
+    let dir = dir.canonicalize().unwrap();
+    let run = |dir: &Path, program: &Path, args: &[&str]| {
+        Command::new(program)
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .expect("the program runs (strace: apt-get install strace)")
+    };
+    let git = Path::new("git");
+    let tool = assert_cmd::cargo::cargo_bin("kubebuilder-rs");
+    assert!(run(&dir, git, &["init", "-q"]).status.success());
+    let init = "init --domain example.com --repo example.com/ship --fetch-deps=false --skip-go-version-check";
+    assert!(run(&dir, &tool, &words(init)).status.success());
+    // `create api` killed at each of its renames in turn (its files', the
+    // journal's, then its record's pack, index and ref), until a run
+    // outlives them all; each time, the next command records the project.
+    let mut kills = 0;
+    for when in 1.. {
+        let killed = dir.with_file_name(format!("killed-{when}"));
+        let copied = Command::new("cp").arg("-a").arg(&dir).arg(&killed).status();
+        assert!(copied.unwrap().success());
+        let mut traced = vec![
+            "-f",
+            "-qq",
+            "-o",
+            "/dev/null",
+            "-e",
+            "trace=rename,renameat2",
+            "-e",
+        ];
+        let inject = format!("inject=rename,renameat2:signal=KILL:when={when}");
+        traced.push(&inject);
+        let tool_path = tool.to_string_lossy();
+        traced.push(&tool_path);
+        traced.extend(words(CREATE_API));
+        if run(&killed, Path::new("strace"), &traced).status.success() {
+            break;
+        }
+        kills += 1;
+        let next = "create api --group crew --version v1 --kind Admiral --make=false";
+        let output = run(&killed, &tool, &words(next));
+        assert!(
+            output.status.success(),
+            "after a kill at rename {when}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let fsck = run(&killed, git, &["fsck", "--strict", "--no-dangling"]);
+        assert!(
+            fsck.status.success(),
+            "killed at rename {when}, the next record is not whole: {}",
+            String::from_utf8_lossy(&fsck.stdout)
+        );
+        let listing = run(
+            &killed,
+            git,
+            &[
+                "ls-tree",
+                "-r",
+                "--name-only",
+                "refs/kubebuilder-rs/pristine",
+            ],
+        );
+        let files = String::from_utf8_lossy(&listing.stdout).into_owned();
+        assert!(
+            files.contains("api/v1/admiral_types.go"),
+            "after rename {when}: {files}"
+        );
+    }
+    assert!(kills > 5, "killed at only {kills} renames");
+}
