@@ -18,7 +18,11 @@
 //!   of a staging folder that never reached its commit point), and is
 //!   flushed;
 //! - a write flushes in a few calls, however many files it writes (a
-//!   `syncfs` of the project's file system counts for every path on it).
+//!   `syncfs` of the project's file system counts for every path on it);
+//! - in a git repository, the scaffold record's pack and index are flushed
+//!   before they are named, and their names before the record's ref moves;
+//!   a command killed at any rename leaves what the next one needs to
+//!   write a whole record.
 //!
 //! Needs strace, so it is ignored by a plain `cargo test` and run by
 //! `scripts/test-all`, which installs it.
