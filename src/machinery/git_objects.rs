@@ -544,6 +544,7 @@ mod tests {
         // An index this module does not read: git reads the repository.
         let junk = repo.path().join(".git/objects/pack/pack-junk.idx");
         fs::write(&junk, b"not an index").unwrap();
+        fs::write(junk.with_extension("pack"), b"PACK").unwrap();
         let objects = Objects::new(repo.path().join(".git/objects"));
         assert!(objects.batch().unwrap().is_none());
         assert!(objects.read(whole).unwrap().is_none());
