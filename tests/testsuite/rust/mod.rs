@@ -2,6 +2,7 @@
 //! the test control plane (slow: run by scripts/test-all).
 
 mod alpha_update;
+mod dependencies;
 mod e2e;
 mod helm;
 mod layout;
