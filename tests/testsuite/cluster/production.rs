@@ -689,10 +689,14 @@ pub const GO_CONFIG_MAPS_MARKER: &str =
 /// Gives the go/v4 validator in `file` a check that reads the cluster, as a
 /// user writes one: it lists the ConfigMaps of the object's namespace
 /// through the manager's API reader (a failure refuses the object), with
-/// the RBAC marker [`GO_CONFIG_MAPS_MARKER`] for it.
+/// the RBAC marker [`GO_CONFIG_MAPS_MARKER`] for it. The read has a context
+/// of its own, not the request's: controller-runtime v0.25 cancels every
+/// webhook request's context when the manager stops, so a request the old
+/// Pod of a rolling restart answers as it stops would otherwise fail its
+/// read and be refused ("context canceled"; docs/create-webhook.md).
 pub fn go_validator_lists_config_maps(file: &Path) {
     let edits = [
-        ("\t\"context\"\n", "\t\"context\"\n\t\"fmt\"\n"),
+        ("\t\"context\"\n", "\t\"context\"\n\t\"fmt\"\n\t\"time\"\n"),
         (
             "\t\"sigs.k8s.io/controller-runtime/pkg/webhook/admission\"\n",
             "\t\"sigs.k8s.io/controller-runtime/pkg/webhook/admission\"\n\tcorev1 \"k8s.io/api/core/v1\"\n\t\"sigs.k8s.io/controller-runtime/pkg/client\"\n",
@@ -711,7 +715,16 @@ pub fn go_validator_lists_config_maps(file: &Path) {
         ),
         (
             "\tif obj.Spec.Foo != nil",
-            "\tvar configMaps corev1.ConfigMapList\n\tif err := v.Reader.List(ctx, &configMaps, client.InNamespace(obj.Namespace), client.Limit(1)); err != nil {\n\t\treturn nil, fmt.Errorf(\"cannot list the ConfigMaps of %s: %w\", obj.Namespace, err)\n\t}\n\tif obj.Spec.Foo != nil",
+            concat!(
+                "\t// controller-runtime cancels a request's context as soon as the manager\n",
+                "\t// stops, even while the request is answered: the read gets its own.\n",
+                "\treadCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)\n",
+                "\tdefer cancel()\n",
+                "\tvar configMaps corev1.ConfigMapList\n",
+                "\tif err := v.Reader.List(readCtx, &configMaps, client.InNamespace(obj.Namespace), client.Limit(1)); err != nil {\n",
+                "\t\treturn nil, fmt.Errorf(\"cannot list the ConfigMaps of %s: %w\", obj.Namespace, err)\n",
+                "\t}\n\tif obj.Spec.Foo != nil",
+            ),
         ),
     ];
     replace_once_each(file, &edits);
