@@ -1483,7 +1483,8 @@ fn the_user_code_the_cluster_checks_write_applies_to_new_scaffolds() {
     production::go_validator_lists_config_maps(&go.join(GO_WEBHOOK));
     let webhook = std::fs::read_to_string(go.join(GO_WEBHOOK)).unwrap();
     assert!(webhook.contains(production::GO_CONFIG_MAPS_MARKER));
-    assert!(webhook.contains("v.Reader.List(ctx, &configMaps"));
+    assert!(webhook.contains("context.WithoutCancel(ctx)"));
+    assert!(webhook.contains("v.Reader.List(readCtx, &configMaps"));
 
     let (_rust_tmp, rust) = common::empty_project_dir("shipyard");
     for command in [
