@@ -240,6 +240,15 @@ fn an_empty_builtin_table_is_not_left_behind_but_a_rule_or_chain_is() {
     }
 }
 
+/// Where `up` records what it made for the cluster in `dir`: in its run
+/// directory, named after the directory's path.
+fn state_of(dir: &Path) -> PathBuf {
+    let hash = sh(&format!("printf %s '{}' | sha256sum", dir.display()));
+    Path::new("/run/kubebuilder-rs-cluster")
+        .join(&hash[..12])
+        .join("state")
+}
+
 /// Processes whose command line names `dir`.
 fn processes_naming(dir: &Path) -> Vec<String> {
     sh(&format!(
@@ -351,10 +360,7 @@ fn clusters_killed_runs_left_behind_are_taken_down_by_the_next_up_which_runs_pod
     run_ok(&support("cluster"), &["assets"], &[]);
     let scratch = tempfile::tempdir().unwrap();
     let before = HostState::now();
-    let left_by = |dir: &Path| {
-        let state = dir.join("state");
-        (state.exists(), processes_naming(dir).len())
-    };
+    let left_by = |dir: &Path| (state_of(dir).exists(), processes_naming(dir).len());
 
     // A test process killed before its `down`: the cluster's processes run
     // on, their owner gone.
@@ -383,7 +389,7 @@ fn clusters_killed_runs_left_behind_are_taken_down_by_the_next_up_which_runs_pod
 
     // A machine's session ended: every process of the cluster gone, its
     // interface, mounts, cgroups and rules still there; no owner recorded.
-    std::fs::remove_file(second.join("state/owner-pid")).unwrap();
+    std::fs::remove_file(state_of(&second).join("owner-pid")).unwrap();
     kill_every_process_naming(&second.display().to_string());
     kill_every_process_naming("containerd-shim-runc-v2 .*/run/kubebuilder-rs-cluster/");
     assert_eq!(
@@ -392,13 +398,55 @@ fn clusters_killed_runs_left_behind_are_taken_down_by_the_next_up_which_runs_pod
         "{:?}",
         processes_naming(&second)
     );
+
+    // A run's temporary directory removed with its cluster up (as a
+    // `scripts/test-all` stopped early did): the cluster's files, its
+    // daemons' pid files among them, are gone, its owner still there. The
+    // next `up` takes down the second cluster.
+    let removed = scratch.path().join("clusters/removed");
+    let mut owner = Command::new("sleep").arg("3600").spawn().unwrap();
+    let up = up_owned_by(&removed, owner.id());
+    assert!(up.status.success(), "{}", describe("cluster up", &up));
+    assert_eq!(left_by(&second), (false, 0));
+    // rm does not cross the kubelet's mounts, and says so.
+    let _ = Command::new("rm")
+        .args(["-rf", "--one-file-system"])
+        .arg(&removed)
+        .output();
+    assert!(!removed.join("kubeconfig").exists());
+    let (state, processes) = left_by(&removed);
+    assert!(state && processes > 0, "the removed cluster runs on");
+    // `cluster clean`, which `scripts/test-all` runs as it ends, takes it
+    // down: nothing of it runs, nothing stays mounted, its remains go.
+    let clean = Command::new(support("cluster"))
+        .arg("clean")
+        .output()
+        .unwrap();
+    assert!(
+        clean.status.success(),
+        "{}",
+        describe("cluster clean", &clean)
+    );
+    assert!(
+        text(&clean.stderr).contains(&format!(
+            "taking down the cluster a killed run left in {}",
+            removed.display()
+        )),
+        "{}",
+        describe("cluster clean", &clean)
+    );
+    assert_eq!(left_by(&removed), (false, 0));
+    assert_eq!(mounts_under(&removed), Vec::<String>::new());
+    assert!(!removed.exists(), "its remains are left");
+    owner.kill().unwrap();
+    owner.wait().unwrap();
+
     // And a `cluster assets` killed while it built the stand-in images.
     let (killed_build, mut its_registry) = a_killed_stand_in_build();
     let third = scratch.path().join("clusters/third");
     let started = Instant::now();
     let cluster = Up::start(&third);
     eprintln!("cluster up took {:?}", started.elapsed());
-    assert_eq!(left_by(&second), (false, 0));
     assert!(
         its_registry.try_wait().unwrap().is_some(),
         "the killed build's registry still runs"

@@ -19,10 +19,16 @@ use std::time::{Duration, SystemTime};
 /// named by `$STUB_FAIL_TEST`. The cluster's lane leaves a file `kept` in
 /// `$TMPDIR/buildah-cache` when there is one. The fast tests (`cargo test`) log a line
 /// `fast-tests-ended` when they end; with `$STUB_FAST_WAITS_FOR_CLUSTER`
-/// they last until the cluster's lane has started, or 60 s.
+/// they last until the cluster's lane has started, or 60 s. With
+/// `$STUB_LANE_LEAVES_PROCESSES`, the cluster's lane starts two processes
+/// in sessions of their own, as a test's control plane and manager are (one
+/// naming a file in `$TMPDIR`, one working there), writes their pids to
+/// `left-pids` and its own to `lane-pid` beside the log, and runs on for
+/// 60 s, and the fast tests fail once it has started them.
 const STUB_CARGO: &str = r#"#!/usr/bin/env bash
 set -eu
 printf '%s\t%s\t%s\t%s\t%s\n' "$*" "${KUBEBUILDER_RS_TOOLS_BIN:-}" "${KUBEBUILDER_ASSETS:-}" "${TMPDIR:-}" "$(nice)" >>"$STUB_LOG"
+stage=${STUB_LOG%/*}
 case " $* " in
 " test ")
   if [ -n "${STUB_FAST_WAITS_FOR_CLUSTER:-}" ]; then
@@ -30,6 +36,14 @@ case " $* " in
       ! grep -q ' cluster::' "$STUB_LOG" || break
       sleep 0.1
     done
+  fi
+  if [ -n "${STUB_LANE_LEAVES_PROCESSES:-}" ]; then
+    for _ in $(seq 1 600); do
+      [ ! -f "$stage/lane-pid" ] || break
+      sleep 0.1
+    done
+    echo "stub fast tests: a snapshot differs"
+    exit 101
   fi
   printf 'fast-tests-ended\t\t\t\t\n' >>"$STUB_LOG" ;;
 *" --ignored "*" suite::shared_tools:: "*)
@@ -49,6 +63,19 @@ case " $* " in
   if [ -n "${STUB_FAIL_TEST:-}" ] && [[ " $* " == *" $STUB_FAIL_TEST:: "* ]]; then
     echo "stub lane: $STUB_FAIL_TEST failed"
     exit 101
+  fi
+  if [ -n "${STUB_LANE_LEAVES_PROCESSES:-}" ] && [[ " $* " == *" cluster:: "* ]]; then
+    mkdir -p "$TMPDIR/manager"
+    : >"$TMPDIR/apiserver.log"
+    # shellcheck disable=SC2016 # $$, $0 and $1 belong to the inner shell
+    setsid -f bash -c 'echo $$ >>"$0"; exec tail -f "$1"' "$stage/left-pids" "$TMPDIR/apiserver.log" \
+      </dev/null >/dev/null 2>&1
+    # shellcheck disable=SC2016
+    (cd "$TMPDIR/manager" && setsid -f bash -c 'echo $$ >>"$0"; exec sleep 600' "$stage/left-pids" \
+      </dev/null >/dev/null 2>&1)
+    while [ "$(wc -l <"$stage/left-pids" 2>/dev/null || echo 0)" -lt 2 ]; do sleep 0.1; done
+    echo $$ >"$stage/lane-pid"
+    sleep 60
   fi ;;
 esac
 "#;
@@ -69,15 +96,25 @@ echo "$dir"
 
 /// The cluster script, whose `assets` fails with a log line when
 /// `$STUB_CLUSTER_FAILS` is set, and otherwise writes its nice value as it
-/// starts to `cluster-nice` beside the cargo stand-in's log.
+/// starts to `cluster-nice` beside the cargo stand-in's log. Its `clean`
+/// appends to `cluster-cleans` there whether `$TMPDIR` and the cluster
+/// lane's cargo (`lane-pid`) were still there.
 const STUB_CLUSTER: &str = r#"#!/usr/bin/env bash
 set -eu
+stage=${STUB_LOG%/*}
+if [ "$1" = clean ]; then
+  tmpdir=gone lane=gone
+  [ ! -d "$TMPDIR" ] || tmpdir=there
+  [ ! -f "$stage/lane-pid" ] || ! kill -0 "$(cat "$stage/lane-pid")" 2>/dev/null || lane=running
+  echo "tmpdir $tmpdir, lane $lane" >>"$stage/cluster-cleans"
+  exit 0
+fi
 [ "$1" = assets ] || { echo "stub cluster: unexpected $*" >&2; exit 2; }
 if [ -n "${STUB_CLUSTER_FAILS:-}" ]; then
   echo "stub cluster: go build kubelet failed" >&2
   exit 1
 fi
-ps -o ni= -p $$ | tr -d ' ' >"${STUB_LOG%/*}/cluster-nice"
+ps -o ni= -p $$ | tr -d ' ' >"$stage/cluster-nice"
 echo "$KUBEBUILDER_RS_CACHE/cluster/stub"
 "#;
 
@@ -557,6 +594,85 @@ fn without_a_tmpdir_the_tests_get_one_in_memory_removed_at_the_end() {
         "{:#?}",
         chosen.cargo_calls()
     );
+}
+
+/// Whether process `pid` runs (a zombie does not).
+fn runs(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit_once(") ")
+            .is_some_and(|(_, rest)| !rest.starts_with('Z'))
+    })
+}
+
+/// The stand-in lane's processes, killed when the test ends whatever its
+/// outcome.
+struct LeftProcesses(PathBuf);
+
+impl LeftProcesses {
+    fn pids(&self) -> Vec<u32> {
+        std::fs::read_to_string(&self.0)
+            .unwrap_or_default()
+            .lines()
+            .map(|line| line.trim().parse().unwrap())
+            .collect()
+    }
+}
+
+impl Drop for LeftProcesses {
+    fn drop(&mut self) {
+        for pid in self.pids() {
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+        }
+    }
+}
+
+#[test]
+fn a_run_stopped_early_takes_down_what_its_running_lanes_started_before_removing_their_directory() {
+    let stage = Stage::new();
+    let left = LeftProcesses(stage.dir.path().join("left-pids"));
+    let output = stage
+        .command(&[
+            ("STUB_LANE_LEAVES_PROCESSES", "1"),
+            ("STUB_FAST_WAITS_FOR_CLUSTER", "1"),
+        ])
+        .output()
+        .unwrap();
+    assert!(!output.status.success(), "the fast tests failed");
+    assert!(
+        text(&output.stdout).contains("a snapshot differs"),
+        "{}",
+        text(&output.stdout)
+    );
+    let pids = left.pids();
+    assert_eq!(pids.len(), 2, "the lane started its processes");
+    // Killed processes in sessions of their own are reaped by init: give it
+    // a moment on a loaded machine.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while pids.iter().any(|&pid| runs(pid)) && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let running: Vec<u32> = pids.iter().copied().filter(|&pid| runs(pid)).collect();
+    assert_eq!(
+        running,
+        Vec::<u32>::new(),
+        "still running after the run ended"
+    );
+    let cleans =
+        std::fs::read_to_string(stage.dir.path().join("cluster-cleans")).unwrap_or_default();
+    assert_eq!(
+        cleans, "tmpdir there, lane gone\n",
+        "`cluster clean` once, after the lane stopped and before its directory went"
+    );
+    let tmpdir = stage
+        .cargo_calls()
+        .iter()
+        .find(|c| c.args == ["test"])
+        .unwrap()
+        .tmpdir
+        .clone();
+    assert!(!Path::new(&tmpdir).exists(), "{tmpdir} is left behind");
 }
 
 #[test]
