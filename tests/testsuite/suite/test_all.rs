@@ -647,6 +647,13 @@ fn a_run_stopped_early_takes_down_what_its_running_lanes_started_before_removing
     );
     let pids = left.pids();
     assert_eq!(pids.len(), 2, "the lane started its processes");
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("stopping what the tests left running in")
+            && stderr.contains("tail -f")
+            && stderr.contains("sleep 600"),
+        "the run names what it stops: {stderr}"
+    );
     // Killed processes in sessions of their own are reaped by init: give it
     // a moment on a loaded machine.
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
