@@ -376,15 +376,7 @@ fn clusters_killed_runs_left_behind_are_taken_down_by_the_next_up_which_runs_pod
     // The next `up` takes it down and starts.
     let second = scratch.path().join("clusters/second");
     let up = up_owned_by(&second, std::process::id());
-    assert!(up.status.success(), "{}", describe("cluster up", &up));
-    assert!(
-        text(&up.stderr).contains(&format!(
-            "taking down the cluster a killed run left in {}",
-            orphaned.display()
-        )),
-        "{}",
-        describe("cluster up", &up)
-    );
+    assert_took_down("cluster up", &up, &orphaned);
     assert_eq!(left_by(&orphaned), (false, 0));
 
     // A machine's session ended: every process of the cluster gone, its
@@ -422,19 +414,7 @@ fn clusters_killed_runs_left_behind_are_taken_down_by_the_next_up_which_runs_pod
         .arg("clean")
         .output()
         .unwrap();
-    assert!(
-        clean.status.success(),
-        "{}",
-        describe("cluster clean", &clean)
-    );
-    assert!(
-        text(&clean.stderr).contains(&format!(
-            "taking down the cluster a killed run left in {}",
-            removed.display()
-        )),
-        "{}",
-        describe("cluster clean", &clean)
-    );
+    assert_took_down("cluster clean", &clean, &removed);
     assert_eq!(left_by(&removed), (false, 0));
     assert_eq!(mounts_under(&removed), Vec::<String>::new());
     assert!(!removed.exists(), "its remains are left");
@@ -485,6 +465,20 @@ fn clusters_killed_runs_left_behind_are_taken_down_by_the_next_up_which_runs_pod
         .filter(|name| !name.ends_with(".log"))
         .collect();
     assert_eq!(left, Vec::<String>::new(), "down keeps only the logs");
+}
+
+/// That `command` succeeded and said it took down the cluster left in `dir`.
+fn assert_took_down(command: &str, output: &Output, dir: &Path) {
+    assert!(output.status.success(), "{}", describe(command, output));
+    let said = format!(
+        "taking down the cluster a killed run left in {}",
+        dir.display()
+    );
+    assert!(
+        text(&output.stderr).contains(&said),
+        "{}",
+        describe(command, output)
+    );
 }
 
 /// What a `cluster assets` killed while it staged the Rust stand-in leaves
