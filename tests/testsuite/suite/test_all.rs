@@ -18,8 +18,8 @@ use std::time::{Duration, SystemTime};
 /// tools directory exist, and fails on purpose when it runs the test module
 /// named by `$STUB_FAIL_TEST`. The cluster's lane leaves a file `kept` in
 /// `$TMPDIR/buildah-cache` when there is one. The fast tests (`cargo test`) log a line
-/// `fast-tests-ended` when they end; with `$STUB_FAST_WAITS_FOR_CLUSTER`
-/// they last until the cluster's lane has started, or 60 s. With
+/// `fast-tests-ended` when they end; with `$STUB_FAST_WAITS_FOR_LANES`
+/// they last until all three lanes have started, or 60 s. With
 /// `$STUB_LANE_LEAVES_PROCESSES`, the cluster's lane starts two processes
 /// in sessions of their own, as a test's control plane and manager are (one
 /// naming a file in `$TMPDIR`, one working there), writes their pids to
@@ -31,9 +31,9 @@ printf '%s\t%s\t%s\t%s\t%s\n' "$*" "${KUBEBUILDER_RS_TOOLS_BIN:-}" "${KUBEBUILDE
 stage=${STUB_LOG%/*}
 case " $* " in
 " test ")
-  if [ -n "${STUB_FAST_WAITS_FOR_CLUSTER:-}" ]; then
+  if [ -n "${STUB_FAST_WAITS_FOR_LANES:-}" ]; then
     for _ in $(seq 1 600); do
-      ! grep -q ' cluster::' "$STUB_LOG" || break
+      [ "$(grep -c -e '--ignored .*::' "$STUB_LOG")" -lt 4 ] || break
       sleep 0.1
     done
   fi
@@ -118,6 +118,32 @@ ps -o ni= -p $$ | tr -d ' ' >"$stage/cluster-nice"
 echo "$KUBEBUILDER_RS_CACHE/cluster/stub"
 "#;
 
+/// A `shellcheck` that appends its arguments, one a line, to
+/// `shellcheck.log` beside the cargo stand-in's log: the real one takes
+/// seconds, and runs once in the suite's own run.
+const STUB_SHELLCHECK: &str = r#"#!/usr/bin/env bash
+printf '%s\n' "$@" >>"${STUB_LOG%/*}/shellcheck.log"
+"#;
+
+/// The suite's own scripts, relative to the repository and sorted: the
+/// files right under `.ci`, `scripts` and `tests/support`.
+fn suite_scripts() -> Vec<String> {
+    let mut scripts: Vec<String> = [".ci", "scripts", "tests/support"]
+        .iter()
+        .flat_map(|dir| std::fs::read_dir(repo().join(dir)).unwrap())
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.is_file())
+        .map(|path| {
+            path.strip_prefix(repo())
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    scripts.sort();
+    scripts
+}
+
 /// The repository's root.
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -135,6 +161,7 @@ impl Stage {
         std::fs::create_dir(&bin).unwrap();
         write_executable(&bin.join("cargo"), STUB_CARGO);
         write_executable(&bin.join("rustup"), "#!/bin/sh\nexit 0\n");
+        write_executable(&bin.join("shellcheck"), STUB_SHELLCHECK);
         write_executable(&dir.path().join("control-plane"), STUB_CONTROL_PLANE);
         write_executable(&dir.path().join("cluster"), STUB_CLUSTER);
         Stage { dir }
@@ -181,6 +208,20 @@ impl Stage {
             command.env(key, value);
         }
         command
+    }
+
+    /// The files the stand-in shellcheck was given, relative to the
+    /// repository, sorted.
+    fn shellchecked(&self) -> Vec<String> {
+        let log =
+            std::fs::read_to_string(self.dir.path().join("shellcheck.log")).unwrap_or_default();
+        let mut files: Vec<String> = log
+            .lines()
+            .filter(|arg| !arg.starts_with('-'))
+            .map(|file| file.trim_start_matches("./").to_string())
+            .collect();
+        files.sort();
+        files
     }
 
     /// The stand-in cargo's calls, one record per call.
@@ -329,6 +370,11 @@ fn from_an_empty_cache_every_step_has_its_directories_and_each_slow_test_module_
     assert!(!stage.cache().exists());
     let output = stage.run(&[]);
     assert_passed(&output);
+    assert_eq!(
+        stage.shellchecked(),
+        suite_scripts(),
+        "shellcheck checks each of the suite's scripts once"
+    );
 
     let calls = stage.cargo_calls();
     let firsts: Vec<&str> = calls.iter().map(|c| c.args[0].as_str()).collect();
@@ -482,6 +528,11 @@ fn assert_a_failing_lane_fails_the_run(module: &str, lane: &str) {
 }
 
 #[test]
+fn a_failing_first_lane_fails_the_run_and_shows_its_output() {
+    assert_a_failing_lane_fails_the_run("rust::layout", "first");
+}
+
+#[test]
 fn a_failing_second_lane_fails_the_run_and_shows_its_output() {
     assert_a_failing_lane_fails_the_run("go::alpha_generate", "second");
 }
@@ -492,9 +543,9 @@ fn a_failing_cluster_lane_fails_the_run_and_shows_its_output() {
 }
 
 #[test]
-fn the_cluster_lane_starts_before_the_fast_tests_end_and_the_other_lanes_after() {
+fn every_lane_starts_beside_the_fast_tests_once_the_shared_tools_are_built() {
     let stage = Stage::new();
-    assert_passed(&stage.run(&[("STUB_FAST_WAITS_FOR_CLUSTER", "1")]));
+    assert_passed(&stage.run(&[("STUB_FAST_WAITS_FOR_LANES", "1")]));
     let calls = stage.cargo_calls();
     let at = |what: &dyn Fn(&CargoCall) -> bool| {
         calls
@@ -503,18 +554,14 @@ fn the_cluster_lane_starts_before_the_fast_tests_end_and_the_other_lanes_after()
             .unwrap_or_else(|| panic!("{calls:#?}"))
     };
     let fast_ended = at(&|c| c.args == ["fast-tests-ended"]);
-    let cluster = at(&|c| c.is_lane() && c.filters() == ["cluster::"]);
-    assert!(
-        cluster < fast_ended,
-        "the cluster's lane waits for the fast tests: {calls:#?}"
-    );
-    for (at, call) in calls.iter().enumerate() {
-        if call.is_lane() && call.filters() != ["cluster::"] {
-            assert!(
-                at > fast_ended,
-                "a lane ran beside the fast tests: {calls:#?}"
-            );
-        }
+    let tools = at(&|c| c.runs_ignored() && c.filters() == ["suite::shared_tools::"]);
+    let lanes: Vec<usize> = (0..calls.len()).filter(|&i| calls[i].is_lane()).collect();
+    assert_eq!(lanes.len(), 3, "{calls:#?}");
+    for lane in lanes {
+        assert!(
+            tools < lane && lane < fast_ended,
+            "a lane waited for the fast tests, or did not wait for the shared tools: {calls:#?}"
+        );
     }
 }
 
@@ -635,7 +682,7 @@ fn a_run_stopped_early_takes_down_what_its_running_lanes_started_before_removing
     let output = stage
         .command(&[
             ("STUB_LANE_LEAVES_PROCESSES", "1"),
-            ("STUB_FAST_WAITS_FOR_CLUSTER", "1"),
+            ("STUB_FAST_WAITS_FOR_LANES", "1"),
         ])
         .output()
         .unwrap();
