@@ -15,8 +15,8 @@ use std::time::{Duration, SystemTime};
 /// A `cargo` that appends `ARGS\tTOOLS_BIN\tASSETS\tTMPDIR\tNICE` to
 /// `$STUB_LOG` for every call. A slow lane (`-- --ignored`) fails unless `KUBEBUILDER_ASSETS` (but
 /// for the shared tools' run, which comes before the control plane) and its
-/// tools directory exist, and fails on purpose when it runs the test module
-/// named by `$STUB_FAIL_TEST`. The cluster's lane leaves a file `kept` in
+/// tools directory exist, and fails on purpose when it runs a test module
+/// `$STUB_FAIL_TEST` names (one or more, a space between). The cluster's lane leaves a file `kept` in
 /// `$TMPDIR/buildah-cache` when there is one. The fast tests (`cargo test`) log a line
 /// `fast-tests-ended` when they end; with `$STUB_FAST_WAITS_FOR_LANES`
 /// they last until all three lanes have started, or 60 s. With
@@ -60,10 +60,12 @@ case " $* " in
   [ -d "${KUBEBUILDER_ASSETS:-}" ] || { echo "stub cargo: no KUBEBUILDER_ASSETS directory" >&2; exit 3; }
   tools=${KUBEBUILDER_RS_TOOLS_BIN:-$KUBEBUILDER_RS_CACHE/tools-bin}
   [ -d "$tools" ] || { echo "stub cargo: no tools directory $tools" >&2; exit 3; }
-  if [ -n "${STUB_FAIL_TEST:-}" ] && [[ " $* " == *" $STUB_FAIL_TEST:: "* ]]; then
-    echo "stub lane: $STUB_FAIL_TEST failed"
-    exit 101
-  fi
+  for failing in ${STUB_FAIL_TEST:-}; do
+    if [[ " $* " == *" $failing:: "* ]]; then
+      echo "stub lane: $failing failed"
+      exit 101
+    fi
+  done
   if [ -n "${STUB_LANE_LEAVES_PROCESSES:-}" ] && [[ " $* " == *" cluster:: "* ]]; then
     mkdir -p "$TMPDIR/manager"
     : >"$TMPDIR/apiserver.log"
@@ -540,6 +542,24 @@ fn a_failing_second_lane_fails_the_run_and_shows_its_output() {
 #[test]
 fn a_failing_cluster_lane_fails_the_run_and_shows_its_output() {
     assert_a_failing_lane_fails_the_run("cluster", "cluster");
+}
+
+#[test]
+fn two_failing_lanes_are_both_named() {
+    let stage = Stage::new();
+    let output = stage.run(&[("STUB_FAIL_TEST", "rust::layout cluster")]);
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert!(!output.status.success(), "{stdout}");
+    for module in ["rust::layout", "cluster"] {
+        assert!(
+            stdout.contains(&format!("stub lane: {module} failed")),
+            "{module}'s output is shown: {stdout}"
+        );
+    }
+    assert!(
+        stderr.contains("slow tests failed (first lane exit 101, cluster lane exit 101)"),
+        "{stderr}"
+    );
 }
 
 #[test]
