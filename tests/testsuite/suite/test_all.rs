@@ -514,48 +514,47 @@ fn a_warm_cache_seeds_the_second_lane_and_drops_stale_incremental_caches() {
 
 /// Runs the script with the tests of `module` failing and checks that the run
 /// fails, shows `lane`'s output and names its exit status.
-fn assert_a_failing_lane_fails_the_run(module: &str, lane: &str) {
+/// Runs the script with the test modules of `failing` (module, lane) failing,
+/// checks that the run fails, shows each one's output and names each lane
+/// with its exit status; returns the run's stderr.
+fn assert_failing_lanes_fail_the_run(failing: &[(&str, &str)]) -> String {
+    let modules: Vec<&str> = failing.iter().map(|(module, _)| *module).collect();
     let stage = Stage::new();
-    let output = stage.run(&[("STUB_FAIL_TEST", module)]);
+    let output = stage.run(&[("STUB_FAIL_TEST", &modules.join(" "))]);
     let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
     assert!(!output.status.success(), "{stdout}");
-    assert!(
-        stdout.contains(&format!("stub lane: {module} failed")),
-        "the {lane} lane's output is shown: {stdout}"
-    );
-    assert!(
-        stderr.contains(&format!("{lane} lane exit 101")),
-        "{stderr}"
-    );
+    for (module, lane) in failing {
+        assert!(
+            stdout.contains(&format!("stub lane: {module} failed")),
+            "the {lane} lane's output is shown: {stdout}"
+        );
+        assert!(
+            stderr.contains(&format!("{lane} lane exit 101")),
+            "{stderr}"
+        );
+    }
+    stderr
 }
 
 #[test]
 fn a_failing_first_lane_fails_the_run_and_shows_its_output() {
-    assert_a_failing_lane_fails_the_run("rust::layout", "first");
+    assert_failing_lanes_fail_the_run(&[("rust::layout", "first")]);
 }
 
 #[test]
 fn a_failing_second_lane_fails_the_run_and_shows_its_output() {
-    assert_a_failing_lane_fails_the_run("go::alpha_generate", "second");
+    assert_failing_lanes_fail_the_run(&[("go::alpha_generate", "second")]);
 }
 
 #[test]
 fn a_failing_cluster_lane_fails_the_run_and_shows_its_output() {
-    assert_a_failing_lane_fails_the_run("cluster", "cluster");
+    assert_failing_lanes_fail_the_run(&[("cluster", "cluster")]);
 }
 
 #[test]
 fn two_failing_lanes_are_both_named() {
-    let stage = Stage::new();
-    let output = stage.run(&[("STUB_FAIL_TEST", "rust::layout cluster")]);
-    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
-    assert!(!output.status.success(), "{stdout}");
-    for module in ["rust::layout", "cluster"] {
-        assert!(
-            stdout.contains(&format!("stub lane: {module} failed")),
-            "{module}'s output is shown: {stdout}"
-        );
-    }
+    let stderr =
+        assert_failing_lanes_fail_the_run(&[("rust::layout", "first"), ("cluster", "cluster")]);
     assert!(
         stderr.contains("slow tests failed (first lane exit 101, cluster lane exit 101)"),
         "{stderr}"
